@@ -10,6 +10,7 @@
 import { parseCents } from "../../core/kernel/index.ts";
 import { parseMoney } from "../../core/kernel/money.ts";
 import { creditViolations } from "./credit-invariants.ts";
+import { returnViolations } from "./return-invariants.ts";
 import { canonicalize } from "../../core/crew/index.ts";
 import { DAY_MS } from "../../core/integrity/index.ts";
 import type { CustomerLimits } from "../../core/integrity/index.ts";
@@ -27,7 +28,7 @@ export interface LedgerFact {
 }
 
 /** What the checks need beyond the events: each order's amount and the escalation limit (EUR); the ledgers when the caller can read them. */
-interface MoneyFacts {
+export interface MoneyFacts {
   orderAmountEur: (orderId: string) => number | undefined;
   limitEur: number;
   /**
@@ -382,44 +383,6 @@ function customerViolations(
         `customer ${a.key} had ${inWindow.length} automatic refunds (${total} cents) in a window, above customer_limits`,
       );
       break;
-    }
-  }
-  return violations;
-}
-
-/**
- * The returns' side (docs/returns.md): a return-required ACCEPT's refund is the one its ReturnRequested reserved
- * (same execution and amount), executed at most once; given the recorded return events, only after one reached the
- * policy's pay_on and never on a failed inspection.
- */
-function returnViolations(
-  authorised: readonly PublishedEvent[],
-  returns: ReadonlyMap<string, PublishedEvent>,
-  recorded: MoneyFacts["returnEvents"],
-): string[] {
-  const violations: string[] = [];
-  const reaches: Record<string, readonly string[]> = {
-    in_transit: ["in_transit", "delivered", "inspected_ok"],
-    delivered: ["delivered", "inspected_ok"],
-    inspected: ["inspected_ok"],
-  };
-  for (const [verdictId, asked] of returns) {
-    const paid = authorised.filter((r) => r.detail.verdict_id === verdictId && r.detail.approved_by === undefined);
-    const claimId = String(asked.detail.claim_id);
-    for (const r of paid) {
-      if (
-        r.detail.execution_id !== asked.detail.execution_id ||
-        cents(r.detail.amount_eur) !== cents(asked.detail.amount_eur)
-      )
-        violations.push(
-          `claim ${claimId}: RefundExecuted ${String(r.detail.execution_id)} is not the refund its ReturnRequested reserved`,
-        );
-      const events = recorded?.(claimId);
-      if (!events) continue;
-      if (!events.some((e) => reaches[String(asked.detail.pay_on)]?.includes(e.event)))
-        violations.push(`claim ${claimId} was paid before its return reached ${String(asked.detail.pay_on)}`);
-      if (events.some((e) => e.event === "inspected_failed"))
-        violations.push(`claim ${claimId} was paid although its return failed inspection`);
     }
   }
   return violations;
