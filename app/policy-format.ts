@@ -66,6 +66,11 @@ export const ClaimsPolicySchema = z
       /** The config's `shadow_policy`: decided beside the agent's on every decision, never acted on. */
       shadow: AgentPolicySchema.optional(),
     }).strict(),
+    /** `retention.customer_text_days`: the sweep erases the personal data of claims received longer ago (docs/customer-data.md#retention). */
+    retention: z
+      .object({ customerTextDays: z.number().int().min(1).max(36_500) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -90,5 +95,6 @@ export function policyFromConfig(
     contract_format: config.reading.format,
     llm: config.llm,
     agent: config.agent,
+    ...(config.retention ? { retention: config.retention } : {}),
   });
 }

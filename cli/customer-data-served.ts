@@ -6,6 +6,7 @@
 import { auditEvent } from "../core/history/audit-events.ts";
 import { belongsTo, claimOwners } from "../core/history/customer-claims.ts";
 import type { DestroyOutcome } from "../pipeline/personal-data.ts";
+import { PERSONAL_DATA_ERASURES_DFID } from "../pipeline/retention.ts";
 import type { CustomerExport, ErasureTarget } from "./customer-data.ts";
 import { busLines, exportedClaim, selects } from "./customer-data.ts";
 import { dataDirVault } from "./run-store.ts";
@@ -13,7 +14,7 @@ import { servedClaimsAudit, withStateStore } from "./served-store.ts";
 import type { StateStore } from "../local/state-store.ts";
 
 /** The flow the served stack's erasures are recorded under (an event of the stack, not of a claim). */
-export const SERVED_ERASURES_DFID = "dfid_personal_data_erasures";
+export const SERVED_ERASURES_DFID = PERSONAL_DATA_ERASURES_DFID;
 
 /** Statuses of a claim not yet at its end (or a review still pending): its erasure lets it go on, its words erased. */
 const IN_FLIGHT = new Set(["RECEIVED", "RUNNING", "NEEDS_REVIEW"]);

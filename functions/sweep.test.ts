@@ -10,6 +10,11 @@ import { SWEEP_RESERVE_SECONDS } from "../app/manifest.ts";
 import { SWEEP_BUDGET_MS, createSweepHandler, effectiveMaxTicks } from "./sweep.ts";
 import type { MetricRecord } from "./observability/metrics.ts";
 import { bundledConfig } from "../pipeline/bundled-config.test-kit.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { servedVault } from "../adapters/vault/key-files.ts";
+import { PERSONAL_DATA_ERASURES_DFID, inMemoryRetentionWatermark } from "../pipeline/retention.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
@@ -139,6 +144,70 @@ describe("the sweep's time budget", () => {
     expect([...new Set([...first.claims, ...second.claims])].sort()).toEqual(ids);
     expect(next.lines.map((l) => l.message)).not.toContain(
       "sweep out of time: the claims not reached are left to the next run",
+    );
+  });
+});
+
+describe("the sweep's retention (retention.customer_text_days)", () => {
+  it("erases the words of the claims received more than the policy's days ago, once, and logs counts only", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sweep-retention-"));
+    try {
+      let now = NOW;
+      const p = createInProcessPipeline({
+        agent: config.agent,
+        orders: config.orders,
+        llm: createRulesModel({ contract: config.agent.contract }),
+        clock: { now: () => now },
+      });
+      const vault = servedVault(dir);
+      const words = new Map<string, string>();
+      for (const [id, daysAgo] of [
+        ["clm_old", 400],
+        ["clm_older", 500],
+        ["clm_new", 30],
+      ] as const) {
+        await p.deps.claims.createClaim({ ...runningClaim(id, daysAgo * 86_400_000), status: "DECIDED" });
+        words.set(id, await vault.seal(id, `The words of ${id}`));
+      }
+      const watermark = inMemoryRetentionWatermark();
+      const retention = () => ({ days: 365, vault, watermark });
+      const log = recordingLogger();
+      const result = await createSweepHandler(() => p.deps, { logger: log.logger, env: {}, retention })();
+      expect(result.erased).toBe(2);
+      expect(await vault.open(words.get("clm_old")!)).toBeUndefined();
+      expect(await vault.open(words.get("clm_older")!)).toBeUndefined();
+      expect(await vault.open(words.get("clm_new")!)).toBe("The words of clm_new");
+      expect(log.lines.find((l) => l.message === "retention done")?.fields).toEqual([
+        { days: 365, receivedBefore: new Date(NOW - 365 * 86_400_000).toISOString(), examined: 2, erased: 2 },
+      ]);
+      expect(JSON.stringify(log.lines)).not.toContain("The words of");
+      const events = await p.deps.audit.byDfid(PERSONAL_DATA_ERASURES_DFID);
+      expect(events.map((e) => e.details)).toEqual([
+        expect.objectContaining({ claim_ids: ["clm_old", "clm_older"], cause: "retention", retention_days: 365 }),
+      ]);
+
+      // The next run, five minutes on: nothing new to erase, no event appended.
+      now += 5 * 60_000;
+      expect((await createSweepHandler(() => p.deps, { logger: log.logger, env: {}, retention })()).erased).toBe(0);
+      expect(await p.deps.audit.byDfid(PERSONAL_DATA_ERASURES_DFID)).toHaveLength(1);
+      expect(await vault.open(words.get("clm_new")!)).toBe("The words of clm_new");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("erases nothing and says so when the policy sets retention but the function composes no vault", async () => {
+    const p = createInProcessPipeline({
+      agent: config.agent,
+      orders: config.orders,
+      llm: createRulesModel({ contract: config.agent.contract }),
+      clock: { now: () => NOW },
+    });
+    const log = recordingLogger();
+    const retention = () => ({ days: 365, vault: undefined, watermark: inMemoryRetentionWatermark() });
+    expect((await createSweepHandler(() => p.deps, { logger: log.logger, env: {}, retention })()).erased).toBe(0);
+    expect(log.lines.map((l) => l.message)).toContain(
+      "retention.customer_text_days is set but the sweep composes no vault: nothing erased",
     );
   });
 });

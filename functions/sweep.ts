@@ -4,16 +4,21 @@
 // decisions (pipeline: sweepStalledClaims). The safety net behind the timers queue: no claim waits forever.
 // Each run also reports the review backlog (PendingReviews, OldestPendingReviewAge), which the backlog alarms watch,
 // and the live refunds near their legal deadline (RefundsDueSoon, docs/returns.md#the-refund-due-alarm).
+// With the policy's `retention.customer_text_days`, each run then erases the personal data of the claims received
+// longer ago than that (pipeline/retention.ts, docs/customer-data.md#retention), within the same time budget.
 // A run stops paging SWEEP_RESERVE_SECONDS before its Lambda timeout and leaves the rest to the next run.
 import * as z from "zod";
 import { FUNCTIONS, QUEUES, SWEEP_RESERVE_SECONDS, visibilityTimeoutSeconds } from "../app/manifest.ts";
 import type { QueueRole } from "../app/manifest.ts";
-import type { PipelineSettings } from "../pipeline/deps.ts";
+import type { PipelineDeps, PipelineSettings } from "../pipeline/deps.ts";
 import type { RefundDueLine } from "../core/kernel/refund-due.ts";
 import { refundsDueNow } from "../pipeline/refund-due.ts";
+import { sweepRetention } from "../pipeline/retention.ts";
 import { sweepStalledClaims } from "../pipeline/timers.ts";
 import { productionDeps } from "./composition/compose.ts";
 import type { DepsSource } from "./composition/compose.ts";
+import { productionRetention } from "./composition/retention.ts";
+import type { SweepRetention } from "./composition/retention.ts";
 import { createLogger } from "./observability/logger.ts";
 import type { HandlerLogger } from "./observability/logger.ts";
 import { measured, reviewBacklogRecords } from "./observability/metrics.ts";
@@ -58,10 +63,15 @@ export function effectiveMaxTicks(
   return Math.max(configured, Math.ceil(longestSilenceMs / stalledAfterMs) + 1);
 }
 
-/** The sweep over `getDeps`; the scheduler's event carries nothing it needs. */
+/** The sweep over `getDeps` (and `retention`: the policy's, if it sets one); the scheduler's event carries nothing it needs. */
 export function createSweepHandler(
   getDeps: DepsSource,
-  options: { logger?: HandlerLogger; metrics?: HandlerMetrics; env?: Record<string, string | undefined> } = {},
+  options: {
+    logger?: HandlerLogger;
+    metrics?: HandlerMetrics;
+    env?: Record<string, string | undefined>;
+    retention?: () => SweepRetention | undefined;
+  } = {},
 ) {
   const logger = options.logger ?? createLogger("claims-sweep");
   const settings = SweepSettingsSchema.parse(options.env ?? process.env);
@@ -77,6 +87,7 @@ export function createSweepHandler(
         stalled: number;
         reviewsRepaired: number;
         refundsDue: RefundDueLine[];
+        erased?: number;
       }> => {
         const d = await deps();
         const stalledAfterMs = settings.CLAIMS_SWEEP_STALLED_AFTER_MS;
@@ -106,6 +117,7 @@ export function createSweepHandler(
             examined: result.examined,
             budgetMs: settings.CLAIMS_SWEEP_BUDGET_MS,
           });
+        const erased = await applyRetention(d, options.retention?.(), () => d.clock.now() < deadline, logger);
         // Past due: the policy's review_due_days / review_due_hours (docs/reviews.md#the-desk).
         for (const record of await reviewBacklogRecords(d.reviews, d.clock.now(), 1_000, d.agent.review?.dueMs))
           metrics.emit(record);
@@ -113,10 +125,40 @@ export function createSweepHandler(
         const refundsDue = await refundsDueNow(d, d.clock.now());
         metrics.emit({ metrics: { RefundsDueSoon: refundsDue.length }, dimensions: [{ Flow: "live" }] });
         if (refundsDue.length > 0) logger.warn("refunds near their legal deadline, not settled", { refundsDue });
-        return { ...counts, refundsDue };
+        return { ...counts, refundsDue, ...(erased === undefined ? {} : { erased }) };
       },
   );
 }
 
+/** The retention pass of a run: how many claims it erased (undefined: the policy keeps the words); counts only logged. */
+async function applyRetention(
+  d: PipelineDeps,
+  retention: SweepRetention | undefined,
+  hasTime: () => boolean,
+  logger: HandlerLogger,
+): Promise<number | undefined> {
+  if (retention === undefined) return undefined;
+  const { vault } = retention;
+  if (vault === undefined) {
+    logger.error("retention.customer_text_days is set but the sweep composes no vault: nothing erased", {});
+    return 0;
+  }
+  const result = await sweepRetention(
+    { claims: d.claims, audit: d.audit, destroy: (claimId) => vault.destroy(claimId), watermark: retention.watermark },
+    { days: retention.days, now: d.clock.now(), hasTime },
+  );
+  logger.info("retention done", {
+    days: retention.days,
+    receivedBefore: result.receivedBefore,
+    examined: result.examined,
+    erased: result.erased.length,
+  });
+  if (result.stoppedEarly)
+    logger.warn("retention out of time: the claims not reached are erased by the next run", {
+      examined: result.examined,
+    });
+  return result.erased.length;
+}
+
 /** The deployed handler (infra/schedules.ts: Sweep). */
-export const handler = createSweepHandler(productionDeps);
+export const handler = createSweepHandler(productionDeps, { retention: productionRetention });

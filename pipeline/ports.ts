@@ -424,3 +424,14 @@ export interface PersonalDataVault {
   /** Destroys `subject`'s key for good: whatever was sealed under it can never be opened again, nor sealed anew. */
   destroy(subject: string): Promise<DestroyOutcome>;
 }
+
+/**
+ * How far the retention sweep has erased (pipeline/retention.ts): every claim received before `erasedBefore` had its
+ * personal data erased. One small item of the table; it only moves forward.
+ */
+export interface RetentionWatermark {
+  /** The instant (ISO) claims received before it are erased, or undefined before the first complete run. */
+  erasedBefore(): Promise<string | undefined>;
+  /** Records that every claim received before `instant` is erased (a later instant recorded stays). */
+  advance(instant: string): Promise<void>;
+}

@@ -70,6 +70,8 @@ export const keys = {
   settlement: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SETTLEMENT" }),
   /** A claim's personal-data key, wrapped by KMS, or its tombstone once destroyed (adapters/aws/kms-keys.ts). */
   dataKey: (subject: string): ItemKey => ({ pk: `DATAKEY#${subject}`, sk: "DATAKEY" }),
+  /** How far the retention sweep has erased the customers' words (adapters/aws/dynamo-retention.ts). */
+  retentionWatermark: (): ItemKey => ({ pk: "RETENTION#customer_text", sk: "WATERMARK" }),
 } as const;
 
 /** Partitions of the open-claims listing in gsi1 (spreads its writes; never lower it, the sweep queries each). */
