@@ -28,6 +28,7 @@ type View = {
   verdict?: string;
   reason_code?: string;
   executed?: boolean;
+  outcome?: string;
   proposal?: unknown;
   dfid: string;
   simulation_id?: string;
@@ -146,8 +147,11 @@ describe("claims serve, end to end over HTTP", () => {
     for (const { view } of rows) {
       expect(view.dfid).toBe(`dfid_${view.claim_id}`);
       expect(view.simulation_id).toBe(SIMULATION_ID);
-      // An ACCEPT that waits for its item (AWAITING_RETURN, docs/returns.md) has executed nothing yet.
-      expect(view.executed === true).toBe(view.verdict === "ACCEPT" && view.status !== "AWAITING_RETURN");
+      // An ACCEPT that waits for its item (AWAITING_RETURN, docs/returns.md) has executed nothing yet, and one given
+      // as an exchange (docs/returns.md#outcomes) never moves money.
+      expect(view.executed === true).toBe(
+        view.verdict === "ACCEPT" && view.status !== "AWAITING_RETURN" && view.outcome !== "EXCHANGE",
+      );
       // A claim triage rejected was decided without the crew: no proposal (docs/kernel.md).
       if (view.status === "DECIDED" && view.proposal === undefined) {
         expect(view.verdict).toBe("REJECT");
@@ -209,8 +213,17 @@ describe("claims serve, end to end over HTTP", () => {
         .map((e) => e.detail.claim_id)
         .sort(),
     ).toEqual([...awaiting].sort());
+    // An ACCEPT given as an exchange journals its ExchangeRequested and never a refund (docs/returns.md#outcomes).
+    const exchanged = accepted.filter((r) => r.view.outcome === "EXCHANGE").map((r) => r.view.claim_id);
+    expect(exchanged).toHaveLength(1);
+    expect(of("ExchangeRequested").map((e) => e.detail.claim_id)).toEqual(exchanged);
     const refunds = of("RefundExecuted");
-    expect(refunds.map((e) => e.detail.claim_id).sort()).toEqual(accepted.map((r) => r.view.claim_id).sort());
+    expect(refunds.map((e) => e.detail.claim_id).sort()).toEqual(
+      accepted
+        .map((r) => r.view.claim_id)
+        .filter((id) => !exchanged.includes(id))
+        .sort(),
+    );
     for (const e of refunds)
       expect(e.detail.verdict_id).toBe(
         verdicts.find((v) => v.detail.claim_id === e.detail.claim_id)?.detail.verdict_id,

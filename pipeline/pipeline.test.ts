@@ -85,10 +85,15 @@ describe("the in-process pipeline with the rules model", () => {
     expect(awaiting).toHaveLength(3);
     const asked = p.publisher.published.filter((e) => e.detailType === "ReturnRequested");
     expect(asked.map((r) => r.detail.claim_id).sort()).toEqual([...awaiting].sort());
+    // An ACCEPT given as an exchange (docs/returns.md#outcomes) moves no money: ExchangeRequested, never a refund.
+    const exchanged = accepted.filter((r) => r.record!.outcome === "EXCHANGE").map((r) => r.record!.claim_id);
+    expect(exchanged).toHaveLength(1);
+    const exchanges = p.publisher.published.filter((e) => e.detailType === "ExchangeRequested");
+    expect(exchanges.map((r) => r.detail.claim_id)).toEqual(exchanged);
     expect(refunds.map((r) => r.detail.claim_id).sort()).toEqual(
       accepted
         .map((r) => r.record!.claim_id)
-        .filter((id) => !awaiting.includes(id))
+        .filter((id) => !awaiting.includes(id) && !exchanged.includes(id))
         .sort(),
     );
     const byOrder = new Map<string, number>();

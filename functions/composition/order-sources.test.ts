@@ -61,6 +61,7 @@ describe("the composed order source", () => {
     const { resources, read } = links({});
     const deps = compose({}, resources);
     await expect(async () => deps.orders.getOrder("ord_9")).rejects.toThrow(/Resource\.Table is not available/);
-    expect(read).toEqual(["Table"]);
+    // Besides the orders' Table, the composition asks only whether the stage's personal-data key is linked (the vault).
+    expect(read).toEqual(["PersonalDataKey", "Table"]);
   });
 });

@@ -461,28 +461,29 @@ describe("backtest of the money paid before the item was back (issue 33)", () =>
   // Recorded: every automatic refund but RT1's 280 EUR, which waited for its delivery (RT3's and RT4's were released,
   // never paid); RT2's kept 25 EUR yoga mat was paid at once. Each currency apart: US's 549 USD, JP1's 12800 JPY.
   const BEFORE_PAID = [
-    { value: "2373.98", currency: "EUR" },
+    { value: "2498.98", currency: "EUR" },
     { value: "12800", currency: "JPY" },
     { value: "549.00", currency: "USD" },
   ];
 
   it("under the live policy, pays at once exactly what was paid at once", () => {
     const r = candidate(BUNDLED_CONFIG_TEXT);
-    // 13 EUR refunds (A, E, J, S1, PB, O, P1, T2, CL1, CL2, ML1, ML4, RT2), US's and JP1's.
-    expect(r.before).toEqual({ claims: 15, paid: BEFORE_PAID });
+    // 13 EUR refunds (A, E, J, S1, PB, O, P1, T2, CL1, CL2, ML1, ML4, RT2), SC1's 80 EUR given as store credit and
+    // EX1's 45 EUR kettle exchanged (value handed over while the customer keeps the item), US's and JP1's.
+    expect(r.before).toEqual({ claims: 17, paid: BEFORE_PAID });
     expect(r.after).toEqual(r.before);
   });
 
   it("without a return policy, adds RT1's refund and RT3's, whose tent never came back", () => {
     const r = candidate(withReturns((t) => t.replace(/^ {6}returns:\n(?: {8}.*\n)+/m, "")));
     expect(r.before.paid).toEqual(BEFORE_PAID);
-    expect(r.after.paid).toEqual([{ value: "2803.98", currency: "EUR" }, ...BEFORE_PAID.slice(1)]);
+    expect(r.after.paid).toEqual([{ value: "2928.98", currency: "EUR" }, ...BEFORE_PAID.slice(1)]);
     expect(r.after.claims).toBe(r.before.claims + 2);
   });
 
   it("asking the kept yoga mat back too, takes RT2's 25 EUR off", () => {
     const r = candidate(withReturns((t) => t.replace(KEEP_LINE, "sports: { return_required: true }")));
-    expect(r.after.paid).toEqual([{ value: "2348.98", currency: "EUR" }, ...BEFORE_PAID.slice(1)]);
+    expect(r.after.paid).toEqual([{ value: "2473.98", currency: "EUR" }, ...BEFORE_PAID.slice(1)]);
     expect(r.after.claims).toBe(r.before.claims - 1);
   });
 });
