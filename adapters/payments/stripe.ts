@@ -68,6 +68,14 @@ function paymentOf(ref: string): { payment_intent: string } | { charge: string }
   return undefined;
 }
 
+/** The answer to a request whose order's payment_ref names no Stripe payment. */
+function notAPayment(request: ProviderRefundRequest): ProviderRefundResult {
+  return {
+    status: "FAILED",
+    failureReason: `payment_ref ${JSON.stringify(request.paymentRef ?? null)} of order ${request.orderId} is neither a payment intent (pi_…) nor a charge (ch_…)`,
+  };
+}
+
 /** A provider that refunds through Stripe. */
 export function createStripePaymentProvider(options: StripeProviderOptions): PaymentProvider {
   const stripe = stripeClient(options);
@@ -76,11 +84,7 @@ export function createStripePaymentProvider(options: StripeProviderOptions): Pay
     needsPaymentRef: true,
     async refund(request: ProviderRefundRequest): Promise<ProviderRefundResult> {
       const payment = request.paymentRef ? paymentOf(request.paymentRef) : undefined;
-      if (!payment)
-        return {
-          status: "FAILED",
-          failureReason: `payment_ref ${JSON.stringify(request.paymentRef ?? null)} of order ${request.orderId} is neither a payment intent (pi_…) nor a charge (ch_…)`,
-        };
+      if (!payment) return notAPayment(request);
       const amount = stripeAmount(request.amountMinor, request.currency);
       if (!amount.ok)
         return { status: "FAILED", failureReason: `refund of order ${request.orderId}: ${amount.reason}` };
@@ -102,11 +106,7 @@ export function createStripePaymentProvider(options: StripeProviderOptions): Pay
     // negative amount (a credit) in the refund's currency and the execution id as the Idempotency-Key.
     async issueCredit(request: ProviderRefundRequest): Promise<ProviderRefundResult> {
       const payment = request.paymentRef ? paymentOf(request.paymentRef) : undefined;
-      if (!payment)
-        return {
-          status: "FAILED",
-          failureReason: `payment_ref ${JSON.stringify(request.paymentRef ?? null)} of order ${request.orderId} is neither a payment intent (pi_…) nor a charge (ch_…)`,
-        };
+      if (!payment) return notAPayment(request);
       const amount = stripeAmount(request.amountMinor, request.currency);
       if (!amount.ok)
         return { status: "FAILED", failureReason: `store credit of order ${request.orderId}: ${amount.reason}` };

@@ -109,6 +109,13 @@ function lineAmountProblem(value: string | number): string | undefined {
   return undefined;
 }
 
+/** How many units of a line (or an item) a claim is about: a whole number from 1. */
+const UnitCountSchema = z
+  .number()
+  .int("quantity must be a whole number of units")
+  .positive("quantity must be at least 1")
+  .max(100_000);
+
 /**
  * A line of the order a claim is about: its `line_id`, how many of its units (default all of them) and the amount
  * asked of them (default what they cost; docs/orders.md#claims-on-lines).
@@ -116,12 +123,7 @@ function lineAmountProblem(value: string | number): string | undefined {
 export const ClaimLineSchema = z
   .object({
     line_id: oneLineText().trim().min(1, "line_id is required").max(64),
-    quantity: z
-      .number()
-      .int("quantity must be a whole number of units")
-      .positive("quantity must be at least 1")
-      .max(100_000)
-      .optional(),
+    quantity: UnitCountSchema.optional(),
     amount: ClaimLineAmountSchema.optional(),
   })
   .strict();
@@ -133,12 +135,7 @@ export const ClaimLineSchema = z
 export const ClaimItemSchema = z
   .object({
     name: oneLineText().trim().min(1, "name is required").max(64),
-    quantity: z
-      .number()
-      .int("quantity must be a whole number of units")
-      .positive("quantity must be at least 1")
-      .max(100_000)
-      .optional(),
+    quantity: UnitCountSchema.optional(),
   })
   .strict();
 
