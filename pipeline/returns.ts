@@ -118,13 +118,14 @@ export const RETURN_REPAIR_DAYS = 7;
 /**
  * The steps a crash cut off after a return moved its claim (the sweep's part, docs/returns.md): reads the claims
  * DECIDED or NEEDS_REVIEW received within the policy's longest return deadline plus `RETURN_REPAIR_DAYS` (`since`),
- * and for each whose return closed it (RETURN_NOT_RECEIVED) or sent it to a person, reads the order's ledger and the
+ * and for each whose return closed it (moved no later than `movedBefore`: a move the sweep's stalled-after period
+ * ago, so the invocation that made it has finished or died, and the repair never races it) (RETURN_NOT_RECEIVED) or sent it to a person, reads the order's ledger and the
  * review and performs what is missing (`returnOutcomeRepair`): the refund's release, the review's opening.
  * Returns the claims repaired.
  */
 export async function repairReturnOutcomes(
   deps: ReturnDeps,
-  opts: { pageSize: number; since: string; hasTime?: () => boolean },
+  opts: { pageSize: number; since: string; movedBefore: string; hasTime?: () => boolean },
 ): Promise<string[]> {
   const repaired: string[] = [];
   const hasTime = opts.hasTime ?? (() => true);
@@ -140,6 +141,7 @@ export async function repairReturnOutcomes(
       if (!hasTime()) return repaired;
       const asked = record.return;
       if (asked?.outcome !== "NOT_RECEIVED" && asked?.outcome !== "REVIEW") continue;
+      if (record.updated_at > opts.movedBefore) continue;
       const entry = await deps.ledger.get(asked.order_id, record.simulation_id);
       const held = entry !== undefined && Object.hasOwn(entry.claims, record.claim_id);
       const reviewed = asked.outcome === "NOT_RECEIVED" || (await deps.reviews.getReview(record.claim_id)) !== undefined;
@@ -161,7 +163,7 @@ export async function repairReturnOutcomes(
  */
 export async function repairDueReturns(
   deps: ReturnDeps & Pick<PipelineDeps, "agent">,
-  opts: { pageSize: number; hasTime?: () => boolean },
+  opts: { pageSize: number; movedBefore: string; hasTime?: () => boolean },
 ): Promise<string[] | undefined> {
   const longest = longestReturnDeadlineDays(deps.agent.contract);
   if (longest === undefined) return undefined;

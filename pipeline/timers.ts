@@ -137,7 +137,7 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
   const swept = returns === undefined ? result : { ...result, returns };
   // Then what a crash cut off after a return moved its claim: the refund's release, the review (docs/returns.md).
   if (!hasTime()) return { ...swept, stoppedEarly: true };
-  const repaired = await repairDueReturns(deps, { pageSize: opts.pageSize, hasTime });
+  const repaired = await repairDueReturns(deps, { pageSize: opts.pageSize, movedBefore: cutoff, hasTime });
   return repaired === undefined || repaired.length === 0 ? swept : { ...swept, returnsRepaired: repaired };
 }
 
