@@ -367,7 +367,10 @@ describe("the sweep completes a return a crash cut off after the claim moved (no
     expect(await reviews.getReview("clm_r")).toBeUndefined();
     t.later(300_000);
     expect((await sweep(t)).returnsRepaired).toEqual(["clm_r"]);
-    expect(await reviews.getReview("clm_r")).toMatchObject({ status: "PENDING", reason_code: "RETURN_INSPECTION_FAILED" });
+    expect(await reviews.getReview("clm_r")).toMatchObject({
+      status: "PENDING",
+      reason_code: "RETURN_INSPECTION_FAILED",
+    });
     // A failed inspection keeps its refund reserved while the person decides; the repair is done once.
     expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({ clm_r: 29_999 });
     expect((await sweep(t)).returnsRepaired).toBeUndefined();

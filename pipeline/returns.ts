@@ -144,7 +144,8 @@ export async function repairReturnOutcomes(
       if (record.updated_at > opts.movedBefore) continue;
       const entry = await deps.ledger.get(asked.order_id, record.simulation_id);
       const held = entry !== undefined && Object.hasOwn(entry.claims, record.claim_id);
-      const reviewed = asked.outcome === "NOT_RECEIVED" || (await deps.reviews.getReview(record.claim_id)) !== undefined;
+      const reviewed =
+        asked.outcome === "NOT_RECEIVED" || (await deps.reviews.getReview(record.claim_id)) !== undefined;
       if (!held && reviewed) continue;
       const recorded = recordedReturnEvents(await deps.audit.byDfid(returnDfid(record.claim_id)));
       const effects = returnOutcomeRepair(record, recorded, { held, reviewed }, deps.clock.now());
