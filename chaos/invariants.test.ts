@@ -113,6 +113,28 @@ describe("checkFlowInvariants", () => {
     expect(violations(o)).toMatch(/holds \d+ cents on \S+ but no RefundExecuted announces it/);
   });
 
+  it("names a refund its return released that the ledger still holds (a crash cut the release off: the sweep repairs it)", () => {
+    const o = copy();
+    const c = o.claims.find((x) => x.verdict === "ACCEPT" && x.executed)!;
+    // The claim as the deadline closes it, its reservation left on the ledger.
+    Object.assign(c, {
+      status: "DECIDED",
+      executed: false,
+      reason_code: "RETURN_NOT_RECEIVED",
+      return: {
+        claim_id: c.claim_id,
+        order_id: "ord_x",
+        execution_id: "exe_x",
+        return_by: "2026-06-01T00:00:00.000Z",
+        pay_on: "delivered",
+        outcome: "NOT_RECEIVED",
+      },
+    });
+    expect(violations(o)).toMatch(
+      new RegExp(`claim ${c.claim_id} says executed=false but the ledger holds its refund`),
+    );
+  });
+
   it("names a final claim whose audit lost an event: replay is not IDENTICAL", () => {
     const o = copy();
     const accepted = o.claims.find((c) => c.verdict === "ACCEPT")!;

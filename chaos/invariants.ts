@@ -198,7 +198,7 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
   );
   for (const c of o.claims) {
     const held = (c.executed === true && !closed.has(c.claim_id)) || returnHeld(c, reviews.get(c.claim_id));
-    if (holds.has(c.claim_id) !== held && !(holds.has(c.claim_id) && heldAfterCrash(c, reviews.get(c.claim_id))))
+    if (holds.has(c.claim_id) !== held)
       violations.push(
         `claim ${c.claim_id} says executed=${String(c.executed)}${closed.has(c.claim_id) ? " (its refund CLOSED)" : ""} but the ledger ${holds.has(c.claim_id) ? "holds" : "does not hold"} its refund`,
       );
@@ -239,18 +239,6 @@ function returnHeld(c: ClaimRecord, review: ReviewRecord | undefined): boolean {
   if (!c.return || c.executed === true) return false;
   if (c.status === "AWAITING_RETURN") return true;
   return c.reason_code === "RETURN_INSPECTION_FAILED" && c.status === "NEEDS_REVIEW" && review?.status === "PENDING";
-}
-
-/**
- * A claim whose return released its refund (closed RETURN_NOT_RECEIVED at the deadline, or shipped late and waiting
- * for a person) may still hold it: the release follows the claim's move (never before: a claim still awaiting never
- * has its refund released), so a crash between leaves it held — never paid — until a late event for the claim, or the
- * person's DENY or RESUBMIT, releases it again (the window docs/returns.md names). Counted (`heldAfterCrash`), not a
- * violation; a return that never comes keeps it held.
- */
-export function heldAfterCrash(c: ClaimRecord, review: ReviewRecord | undefined): boolean {
-  if (c.status === "DECIDED" && c.reason_code === "RETURN_NOT_RECEIVED") return true;
-  return c.status === "NEEDS_REVIEW" && c.reason_code === "RETURN_AFTER_DEADLINE" && review?.status === "PENDING";
 }
 
 /**

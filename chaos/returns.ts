@@ -140,8 +140,6 @@ export interface ReturnCounts {
   paid: number;
   released: number;
   reviewed: number;
-  /** Returns that released their refund (deadline, late shipping) but still hold it: a crash cut the release off. */
-  heldAfterCrash: number;
 }
 
 /** The counts of a flow without returns. */
@@ -154,5 +152,4 @@ export const emptyReturnCounts = (): ReturnCounts => ({
   paid: 0,
   released: 0,
   reviewed: 0,
-  heldAfterCrash: 0,
 });

@@ -112,6 +112,10 @@ export function createSweepHandler(
         });
         if (result.stalled.length > 0)
           logger.warn("claims stalled: moved to NEEDS_REVIEW", { stalled: result.stalled });
+        if (result.returnsRepaired)
+          logger.warn("returns completed after a crash: refund released or review opened", {
+            claims: result.returnsRepaired,
+          });
         if (result.stoppedEarly)
           logger.warn("sweep out of time: the claims not reached are left to the next run", {
             examined: result.examined,

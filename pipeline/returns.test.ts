@@ -302,3 +302,88 @@ describe("replay of a return that went to a person", () => {
     expect(replayClaim("clm_r", t.p.auditEvents()).steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
   });
 });
+
+describe("the sweep completes a return a crash cut off after the claim moved (no further event posted)", () => {
+  const sweep = (t: ReturnType<typeof pipeline>) =>
+    sweepStalledClaims(t.p.deps, { stalledAfterMs: 300_000, pageSize: 10, maxTicks: 3 });
+  /** The process dies the next time the ledger releases a refund. */
+  const crashOnRelease = (t: ReturnType<typeof pipeline>) => {
+    const ledger = t.p.deps.ledger;
+    const release = ledger.releaseRefund.bind(ledger);
+    ledger.releaseRefund = async () => {
+      ledger.releaseRefund = release;
+      throw new Error("crashed");
+    };
+  };
+
+  it("releases the refund of a claim closed RETURN_NOT_RECEIVED whose release a crash cut off", async () => {
+    const t = pipeline({ return_required: true, return_deadline_days: 10 });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    t.later(11 * DAY);
+    // The sweep closes the claim and dies before the release (chaos seed 7731, flows 1385 and 1756; seed 5, flow 233).
+    crashOnRelease(t);
+    await expect(sweep(t)).rejects.toThrow("crashed");
+    expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ status: "DECIDED", reason_code: "RETURN_NOT_RECEIVED" });
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({ clm_r: 29_999 });
+    t.later(300_000);
+    expect((await sweep(t)).returnsRepaired).toEqual(["clm_r"]);
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({});
+    // Done once: the next sweep finds nothing to repair.
+    expect((await sweep(t)).returnsRepaired).toBeUndefined();
+    expect(t.refunds()).toHaveLength(0);
+    expect(await t.invariants()).toEqual([]);
+    expect(replayClaim("clm_r", t.p.auditEvents()).steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
+  });
+
+  it("releases the refund of a return shipped late, sent to a person, whose release a crash cut off", async () => {
+    const t = pipeline({ return_required: true, pay_on: "in_transit", return_deadline_days: 10 });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    t.later(10 * DAY + 60_000);
+    crashOnRelease(t);
+    await expect(t.post("in_transit", "late1")).rejects.toThrow("crashed");
+    expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ reason_code: "RETURN_AFTER_DEADLINE" });
+    expect(await t.p.deps.reviews.getReview("clm_r")).toMatchObject({ status: "PENDING" });
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({ clm_r: 29_999 });
+    // A sweep within five minutes of the move leaves it to the invocation that made it (never racing a live one).
+    expect((await sweep(t)).returnsRepaired).toBeUndefined();
+    t.later(300_000);
+    expect((await sweep(t)).returnsRepaired).toEqual(["clm_r"]);
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({});
+    expect((await sweep(t)).returnsRepaired).toBeUndefined();
+    expect(await t.invariants()).toEqual([]);
+  });
+
+  it("opens the review of a failed inspection a crash cut off, though the warehouse posts nothing more", async () => {
+    const t = pipeline({ return_required: true, pay_on: "inspected" });
+    await t.p.decide(CLAIM, { claimId: "clm_r" });
+    const reviews = t.p.deps.reviews;
+    const openReview = reviews.openReview.bind(reviews);
+    reviews.openReview = async () => {
+      reviews.openReview = openReview;
+      throw new Error("crashed");
+    };
+    await expect(t.post("inspected_failed", "ev9")).rejects.toThrow("crashed");
+    expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ status: "NEEDS_REVIEW" });
+    expect(await reviews.getReview("clm_r")).toBeUndefined();
+    t.later(300_000);
+    expect((await sweep(t)).returnsRepaired).toEqual(["clm_r"]);
+    expect(await reviews.getReview("clm_r")).toMatchObject({
+      status: "PENDING",
+      reason_code: "RETURN_INSPECTION_FAILED",
+    });
+    // A failed inspection keeps its refund reserved while the person decides; the repair is done once.
+    expect((await t.p.deps.ledger.get("ord_001"))?.claims).toEqual({ clm_r: 29_999 });
+    expect((await sweep(t)).returnsRepaired).toBeUndefined();
+    // The completion the crash did record, and the repair's: the same outcome (as the next post's repair records it).
+    const completed = t.p
+      .auditEvents()
+      .filter((e) => e.event_type === "RETURN_COMPLETED" && e.details.claim_id === "clm_r")
+      .map((e) => [e.details.outcome, e.details.reason_code]);
+    expect(completed).toEqual([
+      ["REVIEW", "RETURN_INSPECTION_FAILED"],
+      ["REVIEW", "RETURN_INSPECTION_FAILED"],
+    ]);
+    expect(await t.invariants()).toEqual([]);
+    expect(replayClaim("clm_r", t.p.auditEvents()).steps.filter((s) => s.status !== "IDENTICAL")).toEqual([]);
+  });
+});

@@ -5,11 +5,21 @@
 import * as z from "zod";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { returnDfid } from "../core/kernel/claim-record.ts";
-import { ReturnEventBodySchema, shortestReturnDeadlineDays } from "../core/kernel/returns.ts";
+import {
+  longestReturnDeadlineDays,
+  ReturnEventBodySchema,
+  shortestReturnDeadlineDays,
+} from "../core/kernel/returns.ts";
 import { DAY_MS } from "../core/integrity/index.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
 import { performEffects } from "./perform.ts";
-import { decideReturnDeadline, decideReturnEvent, recordedReturnEvents, returnReviewRepair } from "./decide/returns.ts";
+import {
+  decideReturnDeadline,
+  decideReturnEvent,
+  recordedReturnEvents,
+  returnOutcomeRepair,
+  returnReviewRepair,
+} from "./decide/returns.ts";
 import type { ReturnStep } from "./decide/returns.ts";
 
 /** What the return shells use. */
@@ -100,6 +110,66 @@ export async function sweepDueReturns(
   if (shortest === undefined) return undefined;
   const before = new Date(deps.clock.now() - shortest * DAY_MS).toISOString();
   return sweepReturns(deps, { ...opts, before });
+}
+
+/** How many days past the policy's longest return deadline the sweep still looks for a return's unfinished steps. */
+export const RETURN_REPAIR_DAYS = 7;
+
+/**
+ * The steps a crash cut off after a return moved its claim (the sweep's part, docs/returns.md): reads the claims
+ * DECIDED or NEEDS_REVIEW received within the policy's longest return deadline plus `RETURN_REPAIR_DAYS` (`since`),
+ * and for each whose return closed it (moved no later than `movedBefore`: a move the sweep's stalled-after period
+ * ago, so the invocation that made it has finished or died, and the repair never races it) (RETURN_NOT_RECEIVED) or sent it to a person, reads the order's ledger and the
+ * review and performs what is missing (`returnOutcomeRepair`): the refund's release, the review's opening.
+ * Returns the claims repaired.
+ */
+export async function repairReturnOutcomes(
+  deps: ReturnDeps,
+  opts: { pageSize: number; since: string; movedBefore: string; hasTime?: () => boolean },
+): Promise<string[]> {
+  const repaired: string[] = [];
+  const hasTime = opts.hasTime ?? (() => true);
+  let cursor: string | undefined;
+  do {
+    const page = await deps.claims.listClaims({
+      statuses: ["DECIDED", "NEEDS_REVIEW"],
+      limit: opts.pageSize,
+      since: opts.since,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const record of page.items) {
+      if (!hasTime()) return repaired;
+      const asked = record.return;
+      if (asked?.outcome !== "NOT_RECEIVED" && asked?.outcome !== "REVIEW") continue;
+      if (record.updated_at > opts.movedBefore) continue;
+      const entry = await deps.ledger.get(asked.order_id, record.simulation_id);
+      const held = entry !== undefined && Object.hasOwn(entry.claims, record.claim_id);
+      const reviewed =
+        asked.outcome === "NOT_RECEIVED" || (await deps.reviews.getReview(record.claim_id)) !== undefined;
+      if (!held && reviewed) continue;
+      const recorded = recordedReturnEvents(await deps.audit.byDfid(returnDfid(record.claim_id)));
+      const effects = returnOutcomeRepair(record, recorded, { held, reviewed }, deps.clock.now());
+      if (effects.length === 0) continue;
+      await performEffects(effects, deps);
+      repaired.push(record.claim_id);
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return repaired;
+}
+
+/**
+ * The sweep's repair of returns at the deps' clock (`repairReturnOutcomes`), over claims received since the policy's
+ * longest deadline plus `RETURN_REPAIR_DAYS`. `undefined` when the policy asks for no return (nothing is read).
+ */
+export async function repairDueReturns(
+  deps: ReturnDeps & Pick<PipelineDeps, "agent">,
+  opts: { pageSize: number; movedBefore: string; hasTime?: () => boolean },
+): Promise<string[] | undefined> {
+  const longest = longestReturnDeadlineDays(deps.agent.contract);
+  if (longest === undefined) return undefined;
+  const since = new Date(deps.clock.now() - (longest + RETURN_REPAIR_DAYS) * DAY_MS).toISOString();
+  return repairReturnOutcomes(deps, { ...opts, since });
 }
 
 /** Performs a step: `before`, the claim's conditional move, and `after` only when the move took. */

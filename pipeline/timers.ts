@@ -10,7 +10,7 @@ import type { Observation } from "./decide/requests.ts";
 import { runDecider } from "./perform.ts";
 import { repairRefundReviews } from "./refund-review.ts";
 import { repairReviews } from "./review.ts";
-import { sweepDueReturns } from "./returns.ts";
+import { repairDueReturns, sweepDueReturns } from "./returns.ts";
 import { shortestReturnDeadlineDays } from "../core/kernel/returns.ts";
 import type { ReturnSweepResult } from "./returns.ts";
 
@@ -39,6 +39,8 @@ interface SweepResult {
   stoppedEarly?: true;
   /** What the return deadlines did (docs/returns.md); only with a policy that asks for returns. */
   returns?: ReturnSweepResult;
+  /** Claims whose return's release or review a crash had cut off after the claim moved, completed now (if any). */
+  returnsRepaired?: string[];
 }
 
 /** Settings of a sweep. */
@@ -106,7 +108,8 @@ type NudgeDeps = Pick<PipelineDeps, "claims" | "queues" | "audit" | "publisher" 
  * nudges in a row found unchanged (same status, `updated_at` and crew session version) cannot progress:
  * it ends in NEEDS_REVIEW `STALLED` and a person gets its review. The sweep reads every page of open
  * claims, and completes review decisions a crash interrupted (`repairReviews`); with a policy that asks for returns,
- * it finally ends the claims whose return deadline passed with no event (`sweepReturns`, docs/returns.md).
+ * it finally ends the claims whose return deadline passed with no event (`sweepReturns`, docs/returns.md) and completes
+ * the release or the review a crash cut off after a return moved its claim (`repairReturnOutcomes`).
  */
 export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): Promise<SweepResult> {
   const now = deps.clock.now();
@@ -131,7 +134,11 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
   if (shortestReturnDeadlineDays(deps.agent.contract) === undefined) return result;
   if (!hasTime()) return { ...result, stoppedEarly: true };
   const returns = await sweepDueReturns(deps, { pageSize: opts.pageSize, hasTime });
-  return returns === undefined ? result : { ...result, returns };
+  const swept = returns === undefined ? result : { ...result, returns };
+  // Then what a crash cut off after a return moved its claim: the refund's release, the review (docs/returns.md).
+  if (!hasTime()) return { ...swept, stoppedEarly: true };
+  const repaired = await repairDueReturns(deps, { pageSize: opts.pageSize, movedBefore: cutoff, hasTime });
+  return repaired === undefined || repaired.length === 0 ? swept : { ...swept, returnsRepaired: repaired };
 }
 
 /**

@@ -110,6 +110,14 @@ export function shortestReturnDeadlineDays(contract: Pick<ClaimsContract, "retur
   return Math.min(base, ...Object.values(r.categories ?? {}).map((c) => c.return_deadline_days ?? base));
 }
 
+/** The policy's longest return deadline in days, over its default and categories; undefined without a `returns` policy. */
+export function longestReturnDeadlineDays(contract: Pick<ClaimsContract, "returns">): number | undefined {
+  const r = contract.returns;
+  if (!r) return undefined;
+  const base = r.return_deadline_days ?? RETURN_POLICY_DEFAULTS.return_deadline_days;
+  return Math.max(base, ...Object.values(r.categories ?? {}).map((c) => c.return_deadline_days ?? base));
+}
+
 /** The instant a return is due by: `decidedAt` plus the deadline in days (ISO). */
 export function returnDeadlineAt(decidedAt: string, days: number): string {
   return new Date(Date.parse(decidedAt) + days * 86_400_000).toISOString();

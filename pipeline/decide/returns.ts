@@ -230,6 +230,30 @@ export function returnReviewRepair(
   return stepFor({ ...record, status: closed ? "DECIDED" : "AWAITING_RETURN" }, asked, decision, now).after;
 }
 
+/**
+ * What the sweep finishes for a claim its return moved on (pure; docs/returns.md): the claim's move out of
+ * AWAITING_RETURN comes first and what follows it second, so a crash between leaves a claim closed
+ * RETURN_NOT_RECEIVED (or sent to a person for a late return) whose refund is still held on the order's ledger, or a
+ * claim in NEEDS_REVIEW whose review never opened (chaos seed 7731, flows 1385 and 1756; seed 5, flow 233). Given
+ * whether the order's ledger still holds the claim's refund and whether its review exists, the missing step: the
+ * review opened as `returnReviewRepair` opens it (the release with it, for a late return), or the release alone.
+ * Nothing for a claim whose steps were all done, so the sweep running it again changes nothing.
+ */
+export function returnOutcomeRepair(
+  record: ClaimRecord,
+  recorded: readonly RecordedReturnEvent[],
+  found: { readonly held: boolean; readonly reviewed: boolean },
+  now: number,
+): Effect[] {
+  const asked = record.return;
+  if (!asked) return [];
+  const release = found.held ? [releaseEffect(record, asked)] : [];
+  if (record.status === "DECIDED" && asked.outcome === "NOT_RECEIVED") return release;
+  if (record.status !== "NEEDS_REVIEW" || asked.outcome !== "REVIEW") return [];
+  if (!found.reviewed) return returnReviewRepair(record, recorded, now);
+  return record.reason_code === "RETURN_AFTER_DEADLINE" ? release : [];
+}
+
 /** The step of a decision on a claim awaiting its return (or closed by its deadline, for a late event). */
 function stepFor(record: ClaimRecord, asked: ReturnRequestedDetail, decision: ReturnDecision, now: number): ReturnStep {
   const at = new Date(now).toISOString();
