@@ -89,6 +89,9 @@ describe("claims backtest", () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("Flips (8):");
     expect(human.stdout).toContain("Refunded automatically: 2778.98 EUR → 599.0 EUR (−2179.98 EUR)");
+    expect(human.stdout).toContain(
+      "Paid before the item was back: 17 → 12 claims; 2498.98 EUR → 599.00 EUR; 12800 JPY → 12800 JPY; 549.00 USD → 549.00 USD",
+    );
     expect(human.stdout).toContain("Reviews (sent to a person): 18 → 26 (+8)");
     expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +7 → 14 +\(\+7\)/);
     expect(human.stdout).toContain("Not evaluable (1): left out of the figures above");

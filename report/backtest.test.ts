@@ -65,6 +65,16 @@ describe("the HTML backtest report", () => {
     );
   });
 
+  it("shows what each side paid before the item was back, each currency apart, and the candidate's outcomes", () => {
+    // RT1's 280 EUR waited for its delivery on the recorded side (17 claims paid at once); under 100 EUR every EUR
+    // refund still automatic is paid at once (599.00 EUR, 12 claims with US's USD and JP1's JPY); never added.
+    expect(/data-summary="paid-before-return">([^<]*)</.exec(page)?.[1]).toBe("17 → 12 claims");
+    expect(page).toContain("2498.98 → 599.00 EUR; 12800 → 12800 JPY; 549.00 → 549.00 USD");
+    expect(/<ul data-summary="outcomes">([\s\S]*?)<\/ul>/.exec(page)?.[1]).toBe(
+      "<li>Under the candidate, in EUR: 474.00 refunded as cash, 88.00 issued as store credit (its bonus 8.00), 1 exchange</li>",
+    );
+  });
+
   it("escapes recorded text, lists the claims it could not re-decide, and is the same bytes for the same result", () => {
     const hostile: BacktestReport = {
       ...report,
