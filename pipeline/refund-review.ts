@@ -1,6 +1,7 @@
 // Deciding a failed refund's review (origin REFUND_FAILED, docs/payments.md) through `POST /claims/{id}/review`: the
 // shell of pipeline/decide/refund-review.ts (load the claim's settlement -> decide -> record the decision on the
 // settlement with a conditional write -> perform its effects), and the sweep's repair of a decision a crash cut short.
+import { settlementCredit } from "../core/kernel/settlement.ts";
 import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import { deskFields } from "../core/kernel/review.ts";
 import type { ReviewDesk, ReviewerIdentity } from "../core/kernel/review.ts";
@@ -67,6 +68,8 @@ export function refundReviewListItem(
     requested_at: review.requested_at,
     ...deskFields(review, desk),
     execution_id: review.execution_id,
+    // Store credit that failed: the outcome and its bonus (docs/returns.md#outcomes); absent for a cash refund.
+    ...(s.outcome === "STORE_CREDIT" ? { outcome: s.outcome, ...settlementCredit(s) } : {}),
     provider: s.provider,
     ...(s.provider_ref !== undefined ? { provider_ref: s.provider_ref } : {}),
     ...(s.failure_reason !== undefined ? { failure_reason: s.failure_reason } : {}),

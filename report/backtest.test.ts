@@ -52,16 +52,26 @@ describe("the HTML backtest report", () => {
     // Under 100 EUR, A, E, J, S1, PB and the returns RT1 and RT3 go to a person (S2 then waits for S1's review, PB2
     // for PB's), and so would RT4, which a person denied: O 60 + P1 60 + T2 89 + CL1, CL2 60 each + ML1 40 + ML4 80 +
     // RT2 25 + SC1 80 (store credit) + EX1 45 (an exchange) stay automatic (EUR only: US's USD and JP1's JPY are never added in; RT3's and RT4's refunds were
-    // released by their returns, never paid). G (triaged) is not evaluable, so 49 of the 50 decided claims count.
+    // released by their returns, never paid). G (triaged) is not evaluable, so 51 of the 52 decided claims count.
     expect(page).toMatch(/data-refunded="automatic" data-before="2778.98" data-after="599"/);
     expect(page).toMatch(/data-verdicts="ESCALATE" data-before="18" data-after="26"/);
-    expect(page).toMatch(/data-verdicts="ACCEPT" data-before="20" data-after="12"/);
+    expect(page).toMatch(/data-verdicts="ACCEPT" data-before="21" data-after="13"/);
     expect(page).toMatch(/data-reviews="AMOUNT_ABOVE_LIMIT" data-before="7" data-after="14"/);
     expect(/data-summary="reviews">([^<]*)</.exec(page)?.[1]).toBe("18 → 26");
-    expect(/data-summary="evaluated">([^<]*)</.exec(page)?.[1]).toBe("49");
+    expect(/data-summary="evaluated">([^<]*)</.exec(page)?.[1]).toBe("51");
     expect(/data-summary="flips">([^<]*)</.exec(page)?.[1]).toBe("8");
     expect([...page.matchAll(/<tr data-person="([^"]+)" data-sends="(\w+)">/g)].map((m) => [m[1], m[2]])).toEqual(
       report.human_decisions.map((p) => [p.claim_id, String(p.candidate_sends_to_person)]),
+    );
+  });
+
+  it("shows what each side paid before the item was back, each currency apart, and the candidate's outcomes", () => {
+    // RT1's 280 EUR waited for its delivery on the recorded side (18 claims paid at once); under 100 EUR every EUR
+    // refund still automatic is paid at once (599.00 EUR, 13 claims with US's and LT1's USD and JP1's JPY); never added.
+    expect(/data-summary="paid-before-return">([^<]*)</.exec(page)?.[1]).toBe("18 → 13 claims");
+    expect(page).toContain("2498.98 → 599.00 EUR; 12800 → 12800 JPY; 569.00 → 569.00 USD");
+    expect(/<ul data-summary="outcomes">([\s\S]*?)<\/ul>/.exec(page)?.[1]).toBe(
+      "<li>Under the candidate, in EUR: 474.00 refunded as cash, 88.00 issued as store credit (its bonus 8.00), 1 exchange</li>",
     );
   });
 

@@ -2,6 +2,7 @@
 // would change — the totals before → after, charts of both, the flips table, and per flipped claim a
 // drill-down of which kernel layer decided each way. Pure: the same backtest result gives the same bytes.
 import type { BacktestReport, BacktestTotals, DecidedSide, FlipDetail } from "../core/history/backtest/index.ts";
+import { paidBeforeReturnPairs } from "../core/history/backtest/returns.ts";
 import { EVALUATION_ORDER } from "../core/kernel/kernel.ts";
 import { KERNEL_LAYERS } from "../core/kernel/reason-codes.ts";
 import type { SafeHtml } from "./html.ts";
@@ -101,11 +102,27 @@ ${shadowNote(r)}
           .join("; ")}</div>`
       : ""
   }</div>
+<div class="card"><div class="muted">Paid before the item was back</div><div class="big" data-summary="paid-before-return">${r.paid_before_return.before.claims} → ${r.paid_before_return.after.claims} claims</div><div class="muted">${paidBeforeReturnPairs(
+    r.paid_before_return,
+  )
+    .map((p) => `${p.before} → ${p.after} ${p.currency}`)
+    .join("; ")}</div></div>
 <div class="card"><div class="muted">Reviews</div><div class="big" data-summary="reviews">${before.reviews} → ${after.reviews}</div><div class="muted">${delta(after.reviews - before.reviews)}</div></div>
 <div class="card"><div class="muted">Not evaluable</div><div class="big" data-summary="not-evaluable">${int(r.not_evaluable.length)}</div></div>
 </div>
+${outcomesLines(r)}
 ${charts(r)}
 </section>`;
+}
+
+/** The candidate's outcomes per currency (docs/backtest.md#outcomes), only where it gives anything but cash. */
+function outcomesLines(r: BacktestReport): SafeHtml | string {
+  const given = (r.outcomes ?? []).filter((o) => /[1-9]/.test(o.credit_issued.value) || o.exchanges > 0);
+  if (given.length === 0) return "";
+  return html`<ul data-summary="outcomes">${given.map(
+    (o) =>
+      html`<li>Under the candidate, in ${o.currency}: ${o.cash_refunded.value} refunded as cash, ${o.credit_issued.value} issued as store credit (its bonus ${o.bonus_cost.value}), ${o.exchanges} exchange${o.exchanges === 1 ? "" : "s"}</li>`,
+  )}</ul>`;
 }
 
 function flipsTable(r: BacktestReport): SafeHtml {

@@ -726,6 +726,7 @@ describeWithBrowser("failed refunds on the review page (Stripe mock)", () => {
     expect(await webhook.locator("section.refund dd").allTextContents()).toEqual([
       String(item.execution_id),
       "299.99 EUR",
+      "refund (cash)",
       "ord_001",
       "stripe",
       "re_mock_1",

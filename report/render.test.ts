@@ -511,8 +511,8 @@ describe("renderReport with human reviews", () => {
     expect(moneyValue("refundedApproved")).toBe(800);
     // F's 1200 denied, and the 400 of B's 1200 that alice did not grant.
     expect(moneyValue("escalatedDenied")).toBe(1600);
-    // The money at stake counts EUR only: the USD and JPY rows' refunds are never added to it.
-    const otherCurrencies = new Set(["US", "JP1"].map((row) => claimIdOf(reviewed, row)));
+    // The money at stake counts EUR only: the USD and JPY rows' refunds (US, JP1, LT1) are never added to it.
+    const otherCurrencies = new Set(["US", "JP1", "LT1"].map((row) => claimIdOf(reviewed, row)));
     const accepted = reviewed.filter(
       (e) =>
         e.event_type === "CLAIM_REFUND_EXECUTED" &&

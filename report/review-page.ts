@@ -94,17 +94,27 @@ function kv(rows) {
 function claimSection(item) {
   var s = add(el("section"), [el("h3", "", "Claim")]);
   var c = item.claim;
-  if (c) s.appendChild(kv([["Order", c.order_id, "mono"], ["Amount", eur(c.amount_eur, item.currency)], ["Category", c.category], ["Reason", c.reason], ["Purchased", c.purchase_date], ["Customer", c.customer_id, "mono"], ["Currency", c.currency]]));
+  if (c) s.appendChild(kv([["Order", c.order_id, "mono"], ["Amount", eur(c.amount_eur, item.currency)], ["Category", c.category], ["Reason", c.reason], ["Purchased", c.purchase_date], ["Customer", c.customer_id, "mono"], ["Currency", c.currency], ["Asks for", outcomeAsked(c.outcome), "outcome"]]));
   if (typeof item.claim_text === "string") add(s, [el("p", "muted", "The customer's words (free text):"), el("blockquote", "", item.claim_text)]);
   if (!c && typeof item.claim_text !== "string") s.appendChild(el("p", "muted", "The claim could not be read."));
   var p = item.proposal;
   if (p && typeof p === "object") add(s, [el("h3", "", "Proposal"), kv([["Action", p.action], ["Order", p.order_id, "mono"], ["Amount", eur(p.amount_eur, item.currency)], ["Confidence", p.confidence], ["Reason", p.reason]])]);
   return s;
 }
+// What a claim asks besides a refund (docs/returns.md#outcomes); nothing when it asks nothing (a refund).
+function outcomeAsked(o) { return o === "STORE_CREDIT" ? "store credit" : o === "EXCHANGE" ? "an exchange (a replacement)" : o === "REFUND" ? "a refund" : undefined; }
+// The order's lines, each with its title when the shop gives one: what a free-text claim's items were matched to.
+function linesList(o) {
+  if (!Array.isArray(o.lines) || o.lines.length === 0) return null;
+  var ul = el("ul", "order-lines");
+  o.lines.forEach(function (l) { var li = el("li", "", (l.title || "(no title)") + (l.sku ? " · " + l.sku : "") + " · " + l.category + " · " + l.quantity + " × · " + amt(l.amount)); li.setAttribute("data-line", l.line_id); ul.appendChild(li); });
+  return add(el("div"), [el("p", "", "Lines:"), ul]);
+}
 function factsSection(item) {
   var s = add(el("section", "facts"), [el("h3", "", "The order")]);
   var o = item.order;
   if (o) s.appendChild(kv([["Order", o.order_id, "mono"], ["Amount", amt(o.amount, o.amount_eur, item.currency)], ["Currency", o.currency], ["Purchased", o.purchase_date], ["Category", o.category], ["Customer", o.customer_id, "mono"]]));
+  if (o) { var lines = linesList(o); if (lines) s.appendChild(lines); }
   else if (item.order_unread) s.appendChild(el("p", "order-unread warn", "The shop's order could not be read (" + item.order_unread.code + "): " + item.order_unread.reason));
   else s.appendChild(el("p", "muted", "No order to show."));
   var r = item.refunded || {};
@@ -135,7 +145,8 @@ function checksSection(item) {
 }
 function refundSection(item) {
   var s = add(el("section", "refund"), [el("h3", "", "The refund the payment provider refused")]);
-  s.appendChild(kv([["Execution", item.execution_id, "mono"], ["Amount", eur(item.amount_eur, item.currency)], ["Order", item.order_id, "mono"], ["Provider", item.provider],
+  s.appendChild(kv([["Execution", item.execution_id, "mono"], ["Amount", eur(item.amount_eur, item.currency)],
+    ["Outcome", item.outcome === "STORE_CREDIT" ? "store credit" + (item.credit ? " with a " + item.credit.bonus_pct + "% bonus (" + item.credit.bonus.value + " " + item.credit.bonus.currency + ") on top" : "") : "refund (cash)", "outcome"], ["Order", item.order_id, "mono"], ["Provider", item.provider],
     ["Provider ref", item.provider_ref || "none (the provider created no refund)", "mono provider-ref"], ["Failure reason", item.failure_reason || "none given", "failure-reason"]]));
   s.appendChild(el("p", "muted", "Retry pays again under a new execution id (a new call to the provider; the claim is still paid at most once). Close unpaid releases the order's reservation (the money counts as not refunded); Close: paid out of band keeps it (counted as refunded, e.g. a bank transfer). Either binds the order like a denial: a later claim on it goes to a person."));
   return s;

@@ -86,7 +86,7 @@ function factsCurrency(order: Order | undefined, reviewCurrency: string | undefi
 /**
  * The order as a reviewer sees it. A one-line EUR order shows as it always did (`amount_eur`, `category`); an order in
  * another currency or with lines adds `amount: { value, currency }` (and `amount_eur` only when EUR, kept for
- * compatibility) and its `lines`, each with its own amount.
+ * compatibility) and its `lines`, each with its own amount (and its `title`, when the shop gives one).
  */
 function orderFacts(order: Order): Record<string, unknown> {
   const reading = readOrder(order);
@@ -121,6 +121,7 @@ function orderFacts(order: Order): Record<string, unknown> {
     ...(view.shipping.minor > 0 ? { shipping: formatMoney(view.shipping) } : {}),
     lines: view.lines.map((l) => ({
       line_id: l.line_id,
+      ...(l.title === undefined ? {} : { title: l.title }),
       ...(l.sku === undefined ? {} : { sku: l.sku }),
       category: l.category,
       quantity: l.quantity,

@@ -24,5 +24,12 @@ describe("examples/order-server/orders.json", () => {
     expect(read.find((v) => v.order_id === "ord_100")).toMatchObject({ total: { minor: 54_899, currency: "USD" } });
     expect(read.find((v) => v.order_id === "ord_101")).toMatchObject({ total: { minor: 10_400, currency: "JPY" } });
     expect(read.find((v) => v.order_id === "ord_102")).toMatchObject({ total: { minor: 20_500, currency: "KWD" } });
+    // Each line of a multi-line order has its title: what a free-text claim's items are matched to (docs/llm.md).
+    expect(read.filter((v) => v.lines.length > 1).flatMap((v) => v.lines.map((l) => l.title))).toEqual([
+      "55-inch TV",
+      "Cotton T-Shirt, medium",
+      "Electric kettle",
+      "Stoneware mug",
+    ]);
   });
 });

@@ -229,6 +229,15 @@ export const ReviewListItemSchema = z
       .describe("When that lease runs out (another reviewer's decision is 409 TAKEN_BY until then)."),
     simulation_id: z.string().optional(),
     execution_id: z.string().optional().describe("REFUND_FAILED: the execution the provider refused."),
+    outcome: z
+      .literal("STORE_CREDIT")
+      .optional()
+      .describe("REFUND_FAILED: the execution issues store credit, not cash (absent for a refund)."),
+    credit: z
+      .object({ bonus: AmountSchema, bonus_pct: z.number().int() })
+      .strict()
+      .optional()
+      .describe("REFUND_FAILED store credit: its bonus on top of the amount, and its percentage."),
     provider: z.string().optional().describe("REFUND_FAILED: the payment provider."),
     provider_ref: z
       .string()
@@ -262,11 +271,30 @@ export const ReviewListItemSchema = z
     order: z
       .object({
         order_id: z.string(),
-        amount_eur: z.number(),
+        amount_eur: z.number().optional().describe("The total in EUR, only for an order in EUR."),
         currency: z.string(),
         purchase_date: z.string(),
         category: z.string(),
         customer_id: z.string().optional(),
+        amount: AmountSchema.optional().describe(
+          "The order's total in its currency (an order with lines or not in EUR).",
+        ),
+        shipping: z.string().optional(),
+        lines: z
+          .array(
+            z
+              .object({
+                line_id: z.string(),
+                title: z.string().optional(),
+                sku: z.string().optional(),
+                category: z.string(),
+                quantity: z.number().int(),
+                amount: AmountSchema,
+              })
+              .strict(),
+          )
+          .optional()
+          .describe("The order's lines, each with its title when the shop gives one."),
       })
       .strict()
       .nullable()

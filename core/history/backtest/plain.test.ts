@@ -99,7 +99,8 @@ describe.each(KINDS)("reading a recorded %s without the schema", (kind) => {
         if (fast !== undefined) expect(fast).toStrictEqual(bySchema.ok ? bySchema.inputs : undefined);
       } else expect(fast).toStrictEqual(bySchema.ok ? bySchema.inputs : undefined);
     }
-    expect(lined).toBeLessThan(inputs.length / 4);
+    // Most decisions still take the fast path (11 of 44 with lines or another currency since LT1 and LT2).
+    expect(lined).toBeLessThan(inputs.length / 3);
   });
 
   it("over changed inputs: reads them as the schema does, and leaves every input the schema refuses to the schema", () => {

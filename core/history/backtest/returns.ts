@@ -35,3 +35,21 @@ export function paidBeforeReturnOf(side: PaidAtOnce): PaidBeforeReturnSide {
   const currencies = Object.entries(side.minor).sort(([a], [b]) => (a < b ? -1 : 1));
   return { claims: side.claims, paid: currencies.map(([c, minor]) => moneyJson(money(minor, c))) };
 }
+
+/**
+ * Each currency either side paid at once in, sorted, with both sides' amounts (a side that paid none in it: zero in
+ * that currency's decimals): what the human output and the HTML report show, one pair per currency, never added.
+ */
+export function paidBeforeReturnPairs(p: {
+  before: PaidBeforeReturnSide;
+  after: PaidBeforeReturnSide;
+}): { currency: string; before: string; after: string }[] {
+  const of = (s: PaidBeforeReturnSide) => new Map(s.paid.map((a) => [a.currency, a.value]));
+  const [b, a] = [of(p.before), of(p.after)];
+  const zero = (value: string | undefined) => (value ?? "0").replace(/\d/g, "0");
+  return [...new Set([...b.keys(), ...a.keys()])].sort().map((currency) => ({
+    currency,
+    before: b.get(currency) ?? zero(a.get(currency)),
+    after: a.get(currency) ?? zero(b.get(currency)),
+  }));
+}
