@@ -61,7 +61,8 @@ describe("a planted bug is found", { timeout: 300_000 }, () => {
   it("a ledger that forgets the order's amount: refunds above the order", async () => {
     // The flows drawn from a seed change as the flows learn new faults, or as the order of a step's messages changes
     // what the chaos model draws, so a few seeds are tried in turn (each of these found it within 60 flows at some
-    // point); the bug must be found by one of them.
+    // point; 16 and 15 since a refund's first delivery reads no settlement, issue 37, which shifted every flow's
+    // interleavings: 16 finds it at flow 14); the bug must be found by one of them.
     const overpay = (d: PipelineDeps) => ({
       ...d,
       ledger: {
@@ -71,7 +72,7 @@ describe("a planted bug is found", { timeout: 300_000 }, () => {
       },
     });
     let found = "";
-    for (const seed of [11, 2, 3, 10, 1, 4, 5, 6, 7, 8, 9, 12]) {
+    for (const seed of [16, 15, 11, 2, 3, 10, 1, 4, 5, 6, 7, 8, 9, 12]) {
       found = await violations(seed, 60, overpay, /more than its/);
       if (/more than its/.test(found)) break;
     }

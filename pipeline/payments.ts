@@ -193,25 +193,24 @@ export async function rehearseClaimPayment(claimId: string, deps: ClaimRehearsal
 /** Records the refund's settlement, asks the provider (unless it is recorded already) and records its answer. */
 async function settle(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<PayOutcome> {
   const at = new Date(deps.clock.now()).toISOString();
-  let record = await deps.settlements.get(detail.claim_id);
-  if (!record) {
-    record = await deps.settlements.create({
-      claim_id: detail.claim_id,
-      dfid: detail.dfid,
-      order_id: detail.order_id,
-      ...settledAmount(detail),
-      verdict_id: detail.verdict_id,
-      provider: deps.provider.name,
-      execution_id: detail.execution_id,
-      status: "PENDING",
-      requested_at: at,
-      updated_at: at,
-      attempts: [],
-      ...(detail.simulation_id === undefined ? {} : { simulation_id: detail.simulation_id }),
-      ...creditOf(detail),
-      version: 1,
-    });
-  }
+  // No read first: create is conditional on there being none and answers the stored one when there is (a
+  // redelivery, or a RETRY's newer execution), so the first delivery reads nothing (issue 37).
+  const record = await deps.settlements.create({
+    claim_id: detail.claim_id,
+    dfid: detail.dfid,
+    order_id: detail.order_id,
+    ...settledAmount(detail),
+    verdict_id: detail.verdict_id,
+    provider: deps.provider.name,
+    execution_id: detail.execution_id,
+    status: "PENDING",
+    requested_at: at,
+    updated_at: at,
+    attempts: [],
+    ...(detail.simulation_id === undefined ? {} : { simulation_id: detail.simulation_id }),
+    ...creditOf(detail),
+    version: 1,
+  });
   if (record.execution_id !== detail.execution_id) return "superseded";
   if (record.status !== "PENDING") {
     await announce(deps, record);
@@ -241,12 +240,17 @@ async function settle(deps: PaymentDeps, detail: RefundExecutedDetail): Promise<
           amountMinor: minor.money.minor,
           currency,
         });
-  const after = await recordProviderUpdate(deps, detail.claim_id, {
-    execution_id: detail.execution_id,
-    status: answer.status,
-    ...(answer.providerRef === undefined ? {} : { provider_ref: answer.providerRef }),
-    ...(answer.failureReason === undefined ? {} : { failure_reason: answer.failureReason }),
-  });
+  const after = await recordProviderUpdate(
+    deps,
+    detail.claim_id,
+    {
+      execution_id: detail.execution_id,
+      status: answer.status,
+      ...(answer.providerRef === undefined ? {} : { provider_ref: answer.providerRef }),
+      ...(answer.failureReason === undefined ? {} : { failure_reason: answer.failureReason }),
+    },
+    record,
+  );
   return after?.status ?? "PENDING";
 }
 
@@ -268,18 +272,23 @@ async function pay(
 /**
  * Records the provider's word on an execution (its answer, or a webhook): idempotent and out-of-order safe
  * (applyProviderUpdate), retried on a lost race, then announces a new SETTLED / FAILED once. Returns the
- * record after the call, or undefined when the claim has no settlement.
+ * record after the call, or undefined when the claim has no settlement. `held`, the settlement as the caller last
+ * read or wrote it, spares the first read (issue 37): it is only the base of a write conditioned on its version, so
+ * a stale one loses that write and the next attempt reads; an update that would change nothing in it is checked
+ * against a fresh read.
  */
 export async function recordProviderUpdate(
   deps: PaymentDeps,
   claimId: string,
   update: ProviderUpdate,
+  held?: SettlementRecord,
 ): Promise<SettlementRecord | undefined> {
   for (let attempt = 0; ; attempt++) {
-    const record = await deps.settlements.get(claimId);
-    if (!record) return undefined;
     const at = new Date(deps.clock.now()).toISOString();
-    const applied = applyProviderUpdate(record, update, at);
+    const tried = attempt === 0 && held ? applyProviderUpdate(held, update, at) : undefined;
+    const record = tried?.changed ? held : await deps.settlements.get(claimId);
+    if (!record) return undefined;
+    const applied = tried?.changed ? tried : applyProviderUpdate(record, update, at);
     if (!applied.changed) {
       await announce(deps, record);
       return record;
@@ -363,13 +372,27 @@ export async function announce(
         ]
       : []),
   ]);
+  // The mark is written on `record` itself, conditioned on its version: unchanged since, it is the stored one, so no
+  // read is needed (issue 37). Changed since, the mark goes on the stored one if it still holds this status.
+  if (await markAnnounced(deps, record, record)) return;
   const fresh = await deps.settlements.get(record.claim_id);
   if (!fresh || fresh.status !== record.status || fresh.execution_id !== record.execution_id) return;
+  // Someone else changed it: the next delivery announces again if needed (consumers dedupe).
+  await markAnnounced(deps, fresh, record);
+}
+
+/** Writes `base` marked as `announced` its status, conditioned on its version: false when it was changed since. */
+async function markAnnounced(
+  deps: Pick<PaymentDeps, "settlements">,
+  base: SettlementRecord,
+  announced: SettlementRecord,
+): Promise<boolean> {
   try {
-    await deps.settlements.update({ ...fresh, announced: record.status, version: fresh.version + 1 });
+    await deps.settlements.update({ ...base, announced: announced.status, version: base.version + 1 });
+    return true;
   } catch (error) {
-    // Someone else changed it: the next delivery announces again if needed (consumers dedupe).
-    if (!(error instanceof VersionConflictError)) throw error;
+    if (error instanceof VersionConflictError) return false;
+    throw error;
   }
 }
 
