@@ -197,7 +197,10 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
     (o.payments?.settlements ?? []).filter((s) => closeReleasesReservation(s.review)).map((s) => s.claim_id),
   );
   for (const c of o.claims) {
-    const held = (c.executed === true && !closed.has(c.claim_id)) || returnHeld(c, reviews.get(c.claim_id));
+    // An exchange keeps its line(s) reserved though nothing is executed (docs/returns.md#outcomes).
+    const exchanged = c.status === "DECIDED" && c.outcome === "EXCHANGE";
+    const held =
+      (c.executed === true && !closed.has(c.claim_id)) || returnHeld(c, reviews.get(c.claim_id)) || exchanged;
     if (holds.has(c.claim_id) !== held)
       violations.push(
         `claim ${c.claim_id} says executed=${String(c.executed)}${closed.has(c.claim_id) ? " (its refund CLOSED)" : ""} but the ledger ${holds.has(c.claim_id) ? "holds" : "does not hold"} its refund`,
@@ -377,6 +380,10 @@ export function paymentViolations(
         `the provider issued store credit of ${list[0]!.amountMinor} ${unit(order?.currency ?? "EUR")} under ${key}, not the base ${allowed} plus its bonus ${bonusOf(key)}`,
       );
   }
+  // An exchange moves no money: the provider pays nothing for an exchanged claim.
+  const exchanged = new Set(o.claims.filter((c) => c.outcome === "EXCHANGE").map((c) => c.claim_id));
+  for (const p of payouts)
+    if (exchanged.has(p.claimId)) violations.push(`claim ${p.claimId} was exchanged, but the provider paid ${p.key}`);
   for (const [claimId, list] of group(payouts, (p) => p.claimId))
     if (list.length > 1)
       violations.push(
