@@ -377,7 +377,7 @@ export function paymentViolations(
     // Store credit is issued exactly: the base authorised plus its bonus, never less.
     if (authorised?.credit !== undefined && list.length === 1 && paidCents(key) !== allowed)
       violations.push(
-        `the provider issued store credit of ${list[0]!.amountMinor} ${unit(order?.currency ?? "EUR")} under ${key}, not the base ${allowed} plus its bonus ${bonusOf(key)}`,
+        `the provider issued store credit of ${paidCents(key) + bonusOf(key)} ${unit(order?.currency ?? "EUR")} under ${key}, not the base ${allowed} plus its bonus ${bonusOf(key)}`,
       );
   }
   // An exchange moves no money: the provider pays nothing for an exchanged claim.
