@@ -108,7 +108,14 @@ describe("the provider-book invariants of credit can fail", () => {
   it("an exchanged claim paid by the provider", () => {
     const o = structuredClone(exchange.find((x) => x.claims.some((c) => c.outcome === "EXCHANGE"))!);
     const claim = o.claims.find((c) => c.outcome === "EXCHANGE")!;
-    payouts(o).push({ refundId: "re_x", key: "exe_x", claimId: claim.claim_id, orderId: "ord_x", amountMinor: 1, at: 0 });
+    payouts(o).push({
+      refundId: "re_x",
+      key: "exe_x",
+      claimId: claim.claim_id,
+      orderId: "ord_x",
+      amountMinor: 1,
+      at: 0,
+    });
     expect(violations(o)).toMatch(new RegExp(`claim ${claim.claim_id} was exchanged, but the provider paid exe_x`));
   });
 });
