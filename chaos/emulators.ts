@@ -65,6 +65,7 @@ import type { ChaosOptions } from "./run.ts";
 import { addToTally, createTally, emptyPaymentTotals, formatTally } from "./tally.ts";
 import type { Tally } from "./tally.ts";
 import { emptyReturnCounts } from "./returns.ts";
+import { emptyOutcomeCounts } from "./outcomes.ts";
 import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 /** Flows worked on at once (they share the stack, so the pollers have work from several). */
@@ -188,8 +189,9 @@ const emptyCounts = (): FlowCounts => ({
   needsReview: 0,
   refunds: 0,
   payments: emptyPaymentTotals(),
-  // The stack's one policy is the bundled config's: its flows draw no return policy (docs/testing.md).
+  // The stack's one policy is the bundled config's: its flows draw no return or outcome policy (docs/testing.md).
   returns: emptyReturnCounts(),
+  outcomes: emptyOutcomeCounts(),
 });
 
 /** Runs the flows of `opts` on one local stack (restarted where a flow plans it); returns the violations and totals. */

@@ -11,10 +11,13 @@ const CONFIG = new URL("../scenarios/config.yaml", import.meta.url);
 const env = chaosEnv(readFileSync(CONFIG, "utf8"), "config.yaml");
 
 /** Violations of flows 0..n-1 of `seed` with a planted bug, up to the first flow whose violations match `wanted`. */
+// The planted-bug searches run their flows without a drawn outcome policy (chaos/outcomes.ts), as they were found: a
+// flow that draws one takes another path (seed 2 flow 574, the first claim left stuck for the sweep, now draws store
+// credit and has none), and what they find is not about outcomes.
 async function violations(seed: number, n: number, mutate: FlowOptions["mutate"], wanted: RegExp): Promise<string> {
   const out: string[] = [];
   for (let k = 0; k < n && !wanted.test(out.join("\n")); k++)
-    out.push(...(await runChaosFlow(env, seed, k, { mutate, outage: null })).violations);
+    out.push(...(await runChaosFlow(env, seed, k, { mutate, outage: null, outcomes: null })).violations);
   return out.join("\n");
 }
 

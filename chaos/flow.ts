@@ -71,6 +71,8 @@ import type { PayOn } from "../core/kernel/returns.ts";
 import { recordedReturnEvents } from "../pipeline/decide/returns.ts";
 import { drawReturnPosts, emptyReturnCounts, MAX_RETURN_DEADLINE_DAYS, planReturns } from "./returns.ts";
 import type { AskedReturn, ReturnPost, ReturnsPlan } from "./returns.ts";
+import { emptyOutcomeCounts, planOutcomes } from "./outcomes.ts";
+import type { OutcomesPlan } from "./outcomes.ts";
 
 /** What the chaos runs decide with: the bundled agent and its contract. */
 export interface ChaosEnv {
@@ -167,6 +169,7 @@ const emptyCounts = (): FlowCounts => ({
   refunds: 0,
   payments: emptyPaymentTotals(),
   returns: emptyReturnCounts(),
+  outcomes: emptyOutcomeCounts(),
 });
 
 /**
@@ -184,6 +187,8 @@ export interface FlowOptions {
   providerBugs?: ProviderBugs;
   /** Replaces the return policy and warehouse the flow drew (null: none, the bundled policy). */
   returns?: ReturnsPlan | null;
+  /** Replaces the outcome policy the flow drew (null: none, every ACCEPT refunds). */
+  outcomes?: OutcomesPlan | null;
 }
 
 /** Keeps the outage's draws apart from the plan's (the same plan with or without an outage). */
@@ -194,6 +199,8 @@ const PROVIDER_SALT = 0x70726f76;
 /** Keeps the return policy's draws, and its warehouse's, apart from the rest (a flow without returns is unchanged). */
 const RETURNS_SALT = 0x72657475;
 const WAREHOUSE_SALT = 0x77617265;
+/** Keeps the outcome policy's draw apart from the rest (a flow without outcomes is unchanged). */
+const OUTCOMES_SALT = 0x6f75746b;
 
 /**
  * The payment provider's plan of flow `flow` of `seed` (or `given`), and the flow's orders with the shop's payment to
@@ -232,11 +239,14 @@ export async function runChaosFlow(
   const { payments, orders } = planFlowPayments(seed, flow, drawn.orders, opts.payments);
   const returns =
     opts.returns === undefined ? planReturns(createRng(flowSeed(seed, flow) ^ RETURNS_SALT)) : opts.returns;
+  const outcomes =
+    opts.outcomes === undefined ? planOutcomes(createRng(flowSeed(seed, flow) ^ OUTCOMES_SALT)) : opts.outcomes;
   const plan: FlowPlan = {
     ...drawn,
     orders,
     payments,
     ...(returns ? { returns } : {}),
+    ...(outcomes ? { outcomes } : {}),
     ...(outage ? { outage } : {}),
     ...(opts.llm ? { llm: { name: opts.llm, ...LLM_PROFILES[opts.llm] } } : {}),
   };
@@ -247,10 +257,19 @@ export async function runChaosFlow(
 async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: FlowOptions = {}): Promise<FlowResult> {
   const counts = emptyCounts();
   const violations: string[] = [];
-  // A flow that drew a return policy decides under it (the bundled agent's, with its `returns` replaced).
-  const agent = plan.returns
-    ? { ...env.config.agent, contract: { ...env.config.agent.contract, returns: plan.returns.policy } }
-    : env.config.agent;
+  // A flow that drew a return policy, or an outcome policy, decides under it (the bundled agent's, with its `returns`
+  // and `outcomes` replaced).
+  const agent =
+    plan.returns || plan.outcomes
+      ? {
+          ...env.config.agent,
+          contract: {
+            ...env.config.agent.contract,
+            ...(plan.returns ? { returns: plan.returns.policy } : {}),
+            ...(plan.outcomes ? { outcomes: plan.outcomes } : {}),
+          },
+        }
+      : env.config.agent;
   let now = plan.startMs;
   // Every reading moves the clock by a millisecond, so no two deliveries — racing ones included — share an instant
   // (as on a real machine, and as local/testing/fault-injection.ts's tickingClock does).
@@ -986,6 +1005,9 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   counts.decided = observed.claims.filter((c) => c.status === "DECIDED").length;
   counts.needsReview = observed.claims.filter((c) => c.status === "NEEDS_REVIEW").length;
   counts.refunds = invariants.money.refunds;
+  counts.outcomes.exchanges = new Set(
+    publisher.published.filter((e) => e.detailType === "ExchangeRequested").map((e) => String(e.detail.claim_id)),
+  ).size;
   // How the returns ended (each claim's outcomes once: a repeat of a completion is not another return).
   const ended = new Set<string>();
   for (const e of observed.audit)
@@ -999,6 +1021,7 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
   if (faultyProvider) {
     Object.assign(counts.payments, faultyProvider.counts);
     counts.payments.payouts = faultyProvider.book.payouts.length;
+    counts.outcomes.credits = faultyProvider.book.payouts.filter((p) => p.credit).length;
     const decided = new Map<string, string>();
     for (const e of publisher.published)
       if (e.detailType === "ReviewDecided" && (e.detail.decision === "RETRY" || e.detail.decision === "CLOSE"))

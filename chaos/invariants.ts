@@ -197,7 +197,10 @@ export function checkFlowInvariants(o: FlowObservation): InvariantResult {
     (o.payments?.settlements ?? []).filter((s) => closeReleasesReservation(s.review)).map((s) => s.claim_id),
   );
   for (const c of o.claims) {
-    const held = (c.executed === true && !closed.has(c.claim_id)) || returnHeld(c, reviews.get(c.claim_id));
+    // An exchange keeps its line(s) reserved though nothing is executed (docs/returns.md#outcomes).
+    const exchanged = c.status === "DECIDED" && c.outcome === "EXCHANGE";
+    const held =
+      (c.executed === true && !closed.has(c.claim_id)) || returnHeld(c, reviews.get(c.claim_id)) || exchanged;
     if (holds.has(c.claim_id) !== held)
       violations.push(
         `claim ${c.claim_id} says executed=${String(c.executed)}${closed.has(c.claim_id) ? " (its refund CLOSED)" : ""} but the ledger ${holds.has(c.claim_id) ? "holds" : "does not hold"} its refund`,
@@ -288,7 +291,25 @@ export function paymentViolations(
   for (const e of o.events.map(withAmountEur))
     if (e.detailType === "RefundExecuted" && !executed.has(String(e.detail.execution_id)))
       executed.set(String(e.detail.execution_id), e.detail);
-  const paidBy = group(book.payouts, (p) => p.key);
+  // Store credit is paid as the base plus its bonus (docs/returns.md#outcomes): the bonus is not money the customer
+  // paid, so what counts against the authorised amount, the order and the limits is the base.
+  const bonusOf = (key: string): number => {
+    const d = executed.get(key);
+    const bonus = (d?.credit as { bonus?: { value?: unknown; currency?: unknown } } | undefined)?.bonus;
+    if (!d || !bonus) return 0;
+    const parsed = parseMoney(bonus.value, String(bonus.currency), { strings: true });
+    return parsed.ok ? parsed.money.minor : Number.NaN;
+  };
+  const payouts = book.payouts.map((p) => (p.credit ? { ...p, amountMinor: p.amountMinor - bonusOf(p.key) } : p));
+  for (const p of book.payouts) {
+    const d = executed.get(p.key);
+    if (!d) continue;
+    if (Boolean(p.credit) !== (d.credit !== undefined))
+      violations.push(
+        `the provider paid ${p.key} of claim ${p.claimId} as ${p.credit ? "store credit" : "cash"}, but ${d.credit ? "store credit" : "a refund"} was authorised`,
+      );
+  }
+  const paidBy = group(payouts, (p) => p.key);
   const paidCents = (key: string) => (paidBy.get(key) ?? []).reduce((sum, p) => sum + p.amountMinor, 0);
 
   // Each execution a settlement records (the current one and earlier attempts), with its status.
@@ -353,8 +374,17 @@ export function paymentViolations(
       violations.push(
         `the provider paid ${paidCents(key)} ${unit(order?.currency ?? "EUR")} under ${key}, more than the ${allowed} authorised`,
       );
+    // Store credit is issued exactly: the base authorised plus its bonus, never less.
+    if (authorised?.credit !== undefined && list.length === 1 && paidCents(key) !== allowed)
+      violations.push(
+        `the provider issued store credit of ${paidCents(key) + bonusOf(key)} ${unit(order?.currency ?? "EUR")} under ${key}, not the base ${allowed} plus its bonus ${bonusOf(key)}`,
+      );
   }
-  for (const [claimId, list] of group(book.payouts, (p) => p.claimId))
+  // An exchange moves no money: the provider pays nothing for an exchanged claim.
+  const exchanged = new Set(o.claims.filter((c) => c.outcome === "EXCHANGE").map((c) => c.claim_id));
+  for (const p of payouts)
+    if (exchanged.has(p.claimId)) violations.push(`claim ${p.claimId} was exchanged, but the provider paid ${p.key}`);
+  for (const [claimId, list] of group(payouts, (p) => p.claimId))
     if (list.length > 1)
       violations.push(
         `the provider paid claim ${claimId} ${list.length} times (${list.map((p) => `${p.key}: ${p.amountMinor} cents`).join(", ")})`,
@@ -414,7 +444,7 @@ export function paymentViolations(
       .map((e) => [String(e.detail.verdict_id), Date.parse(String(e.detail.decided_at))]),
   );
   const automatic: { customer?: string | undefined; at: number; cents: number }[] = [];
-  for (const [orderId, list] of group(book.payouts, (p) => p.orderId)) {
+  for (const [orderId, list] of group(payouts, (p) => p.orderId)) {
     const order = o.orders.find((x) => x.order_id === orderId);
     // In the order's currency's minor units, as the provider pays (JPY whole yen, KWD thousandths): never across two.
     const currency = order?.currency ?? "EUR";

@@ -24,6 +24,8 @@ export interface ProviderRefund {
   readonly orderId: string;
   readonly paymentRef: string | undefined;
   readonly amountMinor: number;
+  /** Store credit (`issueCredit`: its amount is the base plus the bonus), not cash back to the card. */
+  readonly credit?: true;
   status: StripeRefundStatus;
   failureReason?: string;
 }
@@ -35,6 +37,8 @@ export interface ProviderPayout {
   readonly claimId: string;
   readonly orderId: string;
   readonly amountMinor: number;
+  /** Store credit issued (the base plus the bonus), not cash. */
+  readonly credit?: true;
   readonly at: number;
 }
 
@@ -151,6 +155,7 @@ export function createFaultyProvider(opts: {
       claimId: refund.claimId,
       orderId: refund.orderId,
       amountMinor: refund.amountMinor + (bugs.overpay ? 100 : 0),
+      ...(refund.credit ? { credit: true as const } : {}),
       at: now(),
     });
   const send = (at: number, payload: string, kind: ProviderWebhook["kind"]) => {
@@ -171,7 +176,7 @@ export function createFaultyProvider(opts: {
       send(at + rng.int(1, 600_000), event("refund.updated", refund, "succeeded", at), "forged");
   };
 
-  const create = (request: ProviderRefundRequest): ProviderRefundResult => {
+  const create = (request: ProviderRefundRequest, credit: boolean): ProviderRefundResult => {
     const refund: ProviderRefund = {
       id: `re_chaos_${refunds.length + 1}`,
       key: request.executionId,
@@ -179,6 +184,7 @@ export function createFaultyProvider(opts: {
       orderId: request.orderId,
       paymentRef: request.paymentRef,
       amountMinor: request.amountMinor,
+      ...(credit ? { credit: true as const } : {}),
       status: "succeeded",
     };
     refunds.push(refund);
@@ -219,28 +225,38 @@ export function createFaultyProvider(opts: {
     });
   };
 
+  /** A refund or a credit: the same faults (timeouts before or after the work, refusals, late settling) and keys. */
+  const call = (request: ProviderRefundRequest, credit: boolean): ProviderRefundResult => {
+    const what = credit ? "credit" : "refund";
+    counts.calls++;
+    // The request never reached the provider: a timeout, a 5xx, a connection reset.
+    if (rng.chance(plan.timeout * (1 - plan.timeoutAfterWork))) {
+      counts.timeoutsBefore++;
+      throw new PaymentUnavailableError(`chaos provider: ${what} ${request.executionId} timed out before Stripe`);
+    }
+    let answer = bugs.ignoreIdempotencyKey ? undefined : stored.get(request.executionId);
+    if (answer) counts.replays++;
+    else {
+      answer = create(request, credit);
+      stored.set(request.executionId, answer);
+    }
+    // The provider did the work, but its answer was lost on the way back.
+    if (rng.chance(plan.timeout * plan.timeoutAfterWork)) {
+      counts.timeoutsAfter++;
+      throw new PaymentUnavailableError(`chaos provider: ${what} ${request.executionId} timed out after Stripe`);
+    }
+    return answer;
+  };
   const provider: PaymentProvider = {
     name: "stripe",
     needsPaymentRef: true,
     async refund(request) {
-      counts.calls++;
-      // The request never reached the provider: a timeout, a 5xx, a connection reset.
-      if (rng.chance(plan.timeout * (1 - plan.timeoutAfterWork))) {
-        counts.timeoutsBefore++;
-        throw new PaymentUnavailableError(`chaos provider: refund ${request.executionId} timed out before Stripe`);
-      }
-      let answer = bugs.ignoreIdempotencyKey ? undefined : stored.get(request.executionId);
-      if (answer) counts.replays++;
-      else {
-        answer = create(request);
-        stored.set(request.executionId, answer);
-      }
-      // The provider did the work, but its answer was lost on the way back.
-      if (rng.chance(plan.timeout * plan.timeoutAfterWork)) {
-        counts.timeoutsAfter++;
-        throw new PaymentUnavailableError(`chaos provider: refund ${request.executionId} timed out after Stripe`);
-      }
-      return answer;
+      return call(request, false);
+    },
+    // Store credit (docs/payments.md#store-credit): the amount asked is the base plus the bonus; it fails, settles
+    // late and replays under its execution id exactly as a refund does.
+    async issueCredit(request) {
+      return call(request, true);
     },
   };
   const faulty: FaultyProvider = {

@@ -5,6 +5,7 @@ import type { Claim } from "../core/claim/claim.ts";
 import { renderClaimText } from "../core/history/scenarios.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { Rng } from "./rng.ts";
+import type { OutcomesPlan } from "./outcomes.ts";
 import type { ReturnsPlan } from "./returns.ts";
 import { orderTotalMajor, viewOrder } from "../core/kernel/order-view.ts";
 import { minorUnitsOf } from "../core/integrity/currency.ts";
@@ -155,6 +156,8 @@ export interface FlowPlan {
   payments?: PaymentPlan;
   /** The flow's return policy and its warehouse (drawn apart: chaos/returns.ts `planReturns`); absent: the bundled policy. */
   returns?: ReturnsPlan;
+  /** The flow's outcome policy (drawn apart: chaos/outcomes.ts `planOutcomes`); absent: the bundled policy. */
+  outcomes?: OutcomesPlan;
 }
 
 const MIN = 60_000;

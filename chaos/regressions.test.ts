@@ -164,3 +164,20 @@ describe("issue 33: a refund its return released is released though a crash cut 
     if (path) expect(first!.at - Date.parse(record.updated_at)).toBeGreaterThanOrEqual(300_000);
   });
 });
+
+describe("issue 33: an exchanged claim holds its line(s) reserved, not executed, and the chaos checks accept it", () => {
+  // The chaos check held that a claim's ledger reservation means executed=true; an exchange keeps its line(s) reserved
+  // with executed=false (docs/returns.md#outcomes), so the first runs with drawn outcome policies reported these flows
+  // (seed 5) as a ledger mismatch: a bad check, now knowing exchanges. The path: the claim ends an EXCHANGE, held.
+  it.each([
+    { seed: 5, flow: 143, claim: "clm_000003" },
+    { seed: 5, flow: 385, claim: "clm_000001" },
+  ])("seed $seed flow $flow", async ({ seed, flow, claim }) => {
+    const result = await runChaosFlow(env, seed, flow, { keep: true });
+    expect(result.violations).toEqual([]);
+    const o = result.observation!;
+    const record = o.claims.find((c) => c.claim_id === claim)!;
+    expect([record.status, record.outcome, record.executed]).toEqual(["DECIDED", "EXCHANGE", false]);
+    expect(o.ledgers.some(({ scope, entry }) => !scope && claim in entry.claims)).toBe(true);
+  });
+});

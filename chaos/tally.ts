@@ -7,6 +7,8 @@ import type { FaultKind } from "./plan.ts";
 import type { LlmCounts } from "./chaos-llm.ts";
 import { emptyReturnCounts } from "./returns.ts";
 import type { ReturnCounts } from "./returns.ts";
+import { emptyOutcomeCounts } from "./outcomes.ts";
+import type { OutcomeCounts } from "./outcomes.ts";
 
 /** The payment side of a flow: the provider's faults, the money it paid, the failed refunds and their reviews. */
 export interface PaymentTotals extends PaymentFaultCounts {
@@ -47,6 +49,8 @@ export interface FlowTotals {
   payments: PaymentTotals;
   /** The returns asked, the events the warehouse posted, how the returns ended (chaos/returns.ts). */
   returns: ReturnCounts;
+  /** Store credits the provider issued, exchanges asked (chaos/outcomes.ts). */
+  outcomes: OutcomeCounts;
 }
 
 /** Totals over a run. */
@@ -79,6 +83,7 @@ export function createTally(): Tally {
     refunds: 0,
     payments: emptyPaymentTotals(),
     returns: emptyReturnCounts(),
+    outcomes: emptyOutcomeCounts(),
   };
 }
 
@@ -107,6 +112,7 @@ export function addToTally(t: Tally, flow: { counts: FlowTotals; violations: rea
     t[k] += c[k];
   for (const k of Object.keys(t.payments) as (keyof PaymentTotals)[]) t.payments[k] += c.payments[k];
   for (const k of Object.keys(t.returns) as (keyof ReturnCounts)[]) t.returns[k] += c.returns[k];
+  for (const k of Object.keys(t.outcomes) as (keyof OutcomeCounts)[]) t.outcomes[k] += c.outcomes[k];
 }
 
 /** The run's summary, a few lines. */
@@ -120,6 +126,7 @@ export function formatTally(t: Tally, seconds: number): string {
     `claims: ${t.claims} (${t.decided} decided, ${t.needsReview} in review), ${t.refunds} refunds; ${t.reviewDecisions} review requests, ${t.clientRetries} client retries after a crash`,
     `payments: ${p.calls} provider calls (${p.replays} answered from their idempotency key), ${p.timeoutsBefore + p.timeoutsAfter} timed out (${p.timeoutsAfter} after the provider did the work); ${p.payouts} payouts; ${p.late} refunds pending first (${p.lateFailed} failed later); ${p.refundsFailed} refunds failed (${p.refusedAtOnce} refused at once); ${p.retried} retried, ${p.closed} closed; webhooks ${p.webhooks} (${p.duplicateWebhooks} duplicated, ${p.staleWebhooks} stale, ${p.forgedWebhooks} forged); ${p.redriven} redriven from the DLQ`,
     `returns: ${r.asked} asked; ${r.posted} events posted (${r.late} after the deadline, ${r.repeats} repeats answered RECORDED, ${r.refused} refused as no longer awaited); ${r.paid} paid on pay_on, ${r.released} released at the deadline, ${r.reviewed} sent to a person`,
+    `outcomes: ${t.outcomes.credits} store credits issued, ${t.outcomes.exchanges} exchanges`,
     `deliveries: ${t.deliveries}${t.sweeps >= 0 ? `, sweeps ${t.sweeps}` : ""}, messages to a DLQ ${t.deadLetters}`,
     `time: ${seconds.toFixed(1)} s (${t.flows > 0 ? ((seconds * 1000) / t.flows).toFixed(1) : "0"} ms per flow); ${t.failedFlows} failing flow(s)`,
   ].join("\n");
