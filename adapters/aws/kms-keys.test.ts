@@ -1,5 +1,5 @@
 // The vault's KMS data keys through the real `@aws-sdk/client-kms` and the real DynamoDB SDK (dynalite). KMS itself is
-// a stand-in speaking its JSON 1.1 wire format (testing/kms-standin.ts), only because no KMS can run here: it
+// a stand-in speaking its JSON 1.1 wire format (local/testing/kms-standin.ts), only because no KMS can run here: it
 // refuses other credentials and checks the encryption context on Decrypt, as KMS does.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
@@ -13,8 +13,8 @@ import { envelopeVault } from "../vault/envelope.ts";
 import { sealTableClient } from "../vault/sealed-table.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { KMS_CONTEXT_PURPOSE, kmsDataKeys, kmsKeyStore } from "./kms-keys.ts";
-import { startKmsStandIn } from "./testing/kms-standin.ts";
-import type { KmsStandIn } from "./testing/kms-standin.ts";
+import { startKmsStandIn } from "../../local/testing/kms-standin.ts";
+import type { KmsStandIn } from "../../local/testing/kms-standin.ts";
 
 const TEXT = "Je m'appelle Léa Fromentin, lea.fromentin@example.fr, IBAN FR76 3000 6000 0112 3456 7890 189";
 const aws = useEmulatedAws();

@@ -8,7 +8,7 @@ import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from "node:
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createSignatureCheck } from "../../../local/auth/sigv4.ts";
+import { createSignatureCheck } from "../auth/sigv4.ts";
 
 const REGION = "us-east-1";
 const ACCOUNT = "111122223333";
