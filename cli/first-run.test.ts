@@ -72,6 +72,22 @@ describe("npm start: console, --json and report agree", () => {
     expect(report).not.toContain('data-banner="incomplete"');
   });
 
+  it("prints the README's sample console lines, durations and the run folder aside", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const block = readme.slice(readme.indexOf("## What `npm start` shows")).match(/```\n([\s\S]*?)```/)?.[1] ?? "";
+    const same = (line: string) =>
+      line
+        .replaceAll(dataDir, ".claims")
+        .replace(/ {2}\d+ ms$/, "  <ms>")
+        .replace(/ in [\d.]+ s\.$/, " in <s>.")
+        .replace(/claims_batch_001_\d{8}T\d{6}Z/, "<run>")
+        .trimEnd();
+    const printed = new Set(consoleText.split("\n").map(same));
+    const sample = block.split("\n").filter((l) => l.trim() !== "" && l.trim() !== "…");
+    expect(sample.length).toBeGreaterThan(8);
+    for (const line of sample) expect(printed.has(same(line)), line).toBe(true);
+  });
+
   it("prints no Node warning on the console (a newcomer's first run shows only the run)", () => {
     expect(consoleText).not.toMatch(/Warning|\(node:\d+\)/);
   });
