@@ -5,25 +5,16 @@ import { describe, expect, it } from "vitest";
 import type { Claim } from "../claim/claim.ts";
 import { claimFromExtraction, extractClaimFromText } from "../extraction/extraction.ts";
 import type { ClaimsContract, Order } from "../integrity/contracts.ts";
-import { buildProposal } from "../integrity/proposal.ts";
-import { createAgentRegistry } from "../integrity/registry.ts";
 import { DAY_MS } from "../integrity/time.ts";
 import { lineReserveOf } from "./claim-lines.ts";
-import { testResponsibility } from "./contract.test-kit.ts";
 import { itemLines } from "./item-lines.ts";
-import { decideClaim } from "./kernel.ts";
+import { decideOnLines, isoAt, LINES_RECEIVED_MS, lineResponsibility } from "./order-lines.test-kit.ts";
 import { viewOrder } from "./order-view.ts";
 import { verdictLines } from "./verdict-lines.ts";
 
-const RECEIVED_MS = Date.parse("2026-11-30T10:00:00.000Z");
-const iso = (ms: number) => new Date(ms).toISOString();
-const responsibility = { ...testResponsibility, allowed_policy_types: ["REFUND" as const, "ESCALATE" as const] };
-const registry = (() => {
-  const r = createAgentRegistry({ acceptedMajor: 1 });
-  const h = r.handshake({ agent_id: responsibility.agent_id, version: "1.0.0", contract: responsibility });
-  if (!h.ok) throw new Error(h.message);
-  return r.snapshot();
-})();
+const RECEIVED_MS = LINES_RECEIVED_MS;
+const iso = isoAt;
+const responsibility = lineResponsibility;
 const POLICY: ClaimsContract = {
   allowed_refund_categories: ["electronics", "clothing", "home"],
   max_refund_without_escalation: 500,
@@ -62,31 +53,7 @@ function read(text: string): Claim {
 
 /** The kernel's verdict on a proposal that asks exactly what the claim asks, its lines and what the ledger reserves. */
 function decide(order: Order, claim: Claim) {
-  const proposal = buildProposal({
-    dfid: "dfid_1",
-    agentId: responsibility.agent_id,
-    output: {
-      action: "REFUND",
-      order_id: claim.order_id,
-      amount_eur: claim.amount_eur,
-      category: claim.category,
-      reason: "ok",
-      confidence: 0.9,
-    },
-    createdAt: iso(RECEIVED_MS + 1000),
-    validForMs: 600_000,
-  });
-  const verdict = decideClaim({
-    proposal,
-    claim,
-    contract: POLICY,
-    responsibility,
-    registry,
-    order,
-    ledgerEntry: undefined,
-    receivedAt: iso(RECEIVED_MS),
-    decidedAt: iso(RECEIVED_MS + 2000),
-  });
+  const { verdict } = decideOnLines({ order, claim, policy: POLICY });
   const lines = verdictLines({
     verdict,
     amountEur: claim.amount_eur,

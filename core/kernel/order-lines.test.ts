@@ -3,24 +3,16 @@
 import { describe, expect, it } from "vitest";
 import type { Claim } from "../claim/claim.ts";
 import type { ClaimsContract, Order } from "../integrity/contracts.ts";
-import { buildProposal } from "../integrity/proposal.ts";
-import { createAgentRegistry } from "../integrity/registry.ts";
 import { DAY_MS } from "../integrity/time.ts";
-import { testResponsibility } from "./contract.test-kit.ts";
-import { decideClaim, triageClaim, type DecideClaimInput } from "./kernel.ts";
+import { triageClaim, type DecideClaimInput } from "./kernel.ts";
 import { emptyLedgerEntry } from "./ledger.ts";
 import { lineReserveOf } from "./claim-lines.ts";
+import { decideOnLines, isoAt, LINES_RECEIVED_MS, lineResponsibility } from "./order-lines.test-kit.ts";
 import { reviewFacts } from "./review-facts.ts";
 
-const RECEIVED_MS = Date.parse("2026-11-30T10:00:00.000Z");
-const iso = (ms: number) => new Date(ms).toISOString();
-const responsibility = { ...testResponsibility, allowed_policy_types: ["REFUND" as const, "ESCALATE" as const] };
-const registry = (() => {
-  const r = createAgentRegistry({ acceptedMajor: 1 });
-  const h = r.handshake({ agent_id: responsibility.agent_id, version: "1.0.0", contract: responsibility });
-  if (!h.ok) throw new Error(h.message);
-  return r.snapshot();
-})();
+const RECEIVED_MS = LINES_RECEIVED_MS;
+const iso = isoAt;
+const responsibility = lineResponsibility;
 
 const POLICY: ClaimsContract = {
   allowed_refund_categories: ["electronics", "clothing"],
@@ -53,25 +45,7 @@ function decide(
   claimOver: Partial<Claim> = {},
 ) {
   const claim: Claim = { order_id: order.order_id, amount_eur: amount, category, reason: "broken", ...claimOver };
-  const proposal = buildProposal({
-    dfid: "dfid_1",
-    agentId: responsibility.agent_id,
-    output: { action: "REFUND", order_id: order.order_id, amount_eur: amount, category, reason: "ok", confidence: 0.9 },
-    createdAt: iso(RECEIVED_MS + 1000),
-    validForMs: 600_000,
-  });
-  return decideClaim({
-    proposal,
-    claim,
-    contract: POLICY,
-    responsibility,
-    registry,
-    order,
-    ledgerEntry: undefined,
-    receivedAt: iso(RECEIVED_MS),
-    decidedAt: iso(RECEIVED_MS + 2000),
-    ...over,
-  });
+  return decideOnLines({ order, claim, policy: POLICY, output: { amount_eur: amount, category }, over }).verdict;
 }
 
 describe("the kernel on an order with lines", () => {

@@ -4,23 +4,15 @@
 import { describe, expect, it } from "vitest";
 import type { Claim } from "../claim/claim.ts";
 import type { ClaimsContract, Order } from "../integrity/contracts.ts";
-import { buildProposal, type ProposalOutput } from "../integrity/proposal.ts";
-import { createAgentRegistry } from "../integrity/registry.ts";
+import type { ProposalOutput } from "../integrity/proposal.ts";
 import { DAY_MS } from "../integrity/time.ts";
 import { claimAsProposed, lineReserveOf } from "./claim-lines.ts";
-import { testResponsibility } from "./contract.test-kit.ts";
-import { decideClaim } from "./kernel.ts";
+import { decideOnLines, isoAt, LINES_RECEIVED_MS, lineResponsibility } from "./order-lines.test-kit.ts";
 import { verdictLines } from "./verdict-lines.ts";
 
-const RECEIVED_MS = Date.parse("2026-11-30T10:00:00.000Z");
-const iso = (ms: number) => new Date(ms).toISOString();
-const responsibility = { ...testResponsibility, allowed_policy_types: ["REFUND" as const, "ESCALATE" as const] };
-const registry = (() => {
-  const r = createAgentRegistry({ acceptedMajor: 1 });
-  const h = r.handshake({ agent_id: responsibility.agent_id, version: "1.0.0", contract: responsibility });
-  if (!h.ok) throw new Error(h.message);
-  return r.snapshot();
-})();
+const RECEIVED_MS = LINES_RECEIVED_MS;
+const iso = isoAt;
+const responsibility = lineResponsibility;
 const POLICY: ClaimsContract = {
   allowed_refund_categories: ["electronics", "clothing"],
   max_refund_without_escalation: 500,
@@ -50,32 +42,7 @@ const CLAIM: Claim = {
 };
 
 function decide(output: Partial<ProposalOutput>, claim: Claim = CLAIM) {
-  const proposal = buildProposal({
-    dfid: "dfid_1",
-    agentId: responsibility.agent_id,
-    output: {
-      action: "REFUND",
-      order_id: claim.order_id,
-      amount_eur: claim.amount_eur,
-      category: claim.category,
-      reason: "ok",
-      confidence: 0.9,
-      ...output,
-    },
-    createdAt: iso(RECEIVED_MS + 1000),
-    validForMs: 600_000,
-  });
-  const verdict = decideClaim({
-    proposal,
-    claim,
-    contract: POLICY,
-    responsibility,
-    registry,
-    order: ORDER,
-    ledgerEntry: undefined,
-    receivedAt: iso(RECEIVED_MS),
-    decidedAt: iso(RECEIVED_MS + 2000),
-  });
+  const { proposal, verdict } = decideOnLines({ order: ORDER, claim, policy: POLICY, output });
   const asked = claimAsProposed(claim, proposal);
   const amountEur = output.amount_eur ?? claim.amount_eur;
   const lines = verdictLines({
