@@ -91,6 +91,8 @@ export function formatHeader(info: {
   llm: string;
   llmCheck?: string;
   waits?: string;
+  /** LLM_BATCH_MODE=batch: how a claim waits for its batch. */
+  batchApi?: string;
   agent: string;
   now: string;
   simulationId: string;
@@ -110,6 +112,7 @@ export function formatHeader(info: {
     ...(info.waits === undefined
       ? []
       : [`  Waits     : ${info.waits} (from LLM_TIMEOUT_MS; claims batch --claim-timeout overrides the last)`]),
+    ...(info.batchApi === undefined ? [] : [`  Batch API : ${info.batchApi}`]),
     `  Agent     : ${info.agent}`,
     `  Crew      : Claims Analyst → Decision Maker (fixer on fault)`,
     `  Kernel    : 11 layers (schema, validity, order, category, window, amount, balance, alignment, confidence, date, limit)`,
