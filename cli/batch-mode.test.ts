@@ -71,7 +71,15 @@ interface Run {
   code: number | null;
   stdout: string;
   stderr: string;
-  rows: { id: string; claim_id: string; verdict: string; reason_code: string | null; reason: string | null; matches: boolean }[];
+  rows: {
+    id: string;
+    claim_id: string;
+    verdict: string;
+    reason_code: string | null;
+    reason: string | null;
+    matches: boolean;
+    model?: { calls: number; prompt_tokens: number; usd: number };
+  }[];
   audit: AuditEvent[];
   report: string;
 }
@@ -127,7 +135,11 @@ async function claimsBatch(
   };
 }
 
-const batchEnv = (extra: Record<string, string> = {}) => ({ LLM_BATCH_MODE: "batch", LLM_BATCH_POLL_S: "0.02", ...extra });
+const batchEnv = (extra: Record<string, string> = {}) => ({
+  LLM_BATCH_MODE: "batch",
+  LLM_BATCH_POLL_S: "0.02",
+  ...extra,
+});
 const serve = async (batches: ScriptedBatchOptions) => {
   server = await startScriptedLlmServer(SCRIPT, { models: ["gpt-4o-mini"], batches });
 };
@@ -161,7 +173,9 @@ describe("claims batch with LLM_BATCH_MODE=batch", () => {
     const held = of(batch, "CLAIM_HELD");
     expect(held.map((e) => e.details.reason_code)).toEqual(["LLM_BATCH_PENDING", "LLM_BATCH_PENDING"]);
     expect(of(batch, "CLAIM_RESUMED")).toHaveLength(2);
-    expect(batch.stderr).toMatch(/… A clm_\S+: RUNNING and held for its batch since .*; 1 claim held; batch batch-scripted-\d+/);
+    expect(batch.stderr).toMatch(
+      /… A clm_\S+: RUNNING and held for its batch since .*; 1 claim held; batch batch-scripted-\d+/,
+    );
     // The same tokens at half the price: in the audit's pricing, the summary and the report.
     const [d, b] = [modelCost(direct.audit, DEFAULT_PRICE_TABLE), modelCost(batch.audit, DEFAULT_PRICE_TABLE)];
     expect(b.promptTokens).toBe(d.promptTokens);
@@ -169,6 +183,12 @@ describe("claims batch with LLM_BATCH_MODE=batch", () => {
     expect(b.usd).toBeCloseTo(d.usd / 2, 12);
     expect(reportCost(batch.report)).toBeCloseTo(reportCost(direct.report) / 2, 5);
     expect(reportCost(direct.report)).toBeGreaterThan(0);
+    // --json: each claim's model cost on its row (none for the triaged one).
+    expect(batch.rows.map((r) => r.model?.calls)).toEqual([undefined, 1, 1]);
+    for (const i of [1, 2]) {
+      expect(batch.rows[i]!.model!.prompt_tokens).toBe(direct.rows[i]!.model!.prompt_tokens);
+      expect(batch.rows[i]!.model!.usd).toBeCloseTo(direct.rows[i]!.model!.usd / 2, 8);
+    }
     // Every claim replays identically from its audit, the batch's holds and resumes included.
     expect(replays(batch)).toEqual(["IDENTICAL", "IDENTICAL", "IDENTICAL"]);
   }, 120_000);

@@ -4,7 +4,7 @@
 // the runner waits one real poll interval (LLM_BATCH_POLL_S), moves the run's clock to the message's due instant and
 // sends it — the try the hold's timer asked for. Otherwise the run's clock stands at the run's instant.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FrozenClock } from "../core/crew/index.ts";
+import type { Clock, FrozenClock } from "../core/crew/index.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { WorkQueues } from "../pipeline/ports.ts";
 import type { ClaimsRuntime } from "../local/runtime.ts";
@@ -99,6 +99,37 @@ export async function settleThroughBatches(
     if (await aborted(w.pollMs, w.signal)) return undefined;
     await w.held.releaseNext();
   }
+}
+
+/** The clock a batch through the Batch API runs on: it must be one the waits can move. */
+export function frozen(clock: Clock | FrozenClock): FrozenClock {
+  if (!("set" in clock)) throw new Error("LLM_BATCH_MODE=batch: the batch run's clock must be a frozen clock");
+  return clock;
+}
+
+/** `runtime` whose settle waits through a batch's hold (cli/batch-wait.ts), then puts the clock back at `instant`. */
+export function withBatchWaits(
+  runtime: ClaimsRuntime,
+  instant: number,
+  wait: Omit<BatchWait, "runtime">,
+): ClaimsRuntime {
+  const rowOf = new Map<string, string>();
+  return {
+    ...runtime,
+    async submit(body, o) {
+      const submitted = await runtime.submit(body, o);
+      // The row's id for the progress lines: the label a scenario's body carries starts with it ("A — …").
+      const label = (body as { label?: unknown }).label;
+      if (submitted.ok) rowOf.set(submitted.claimId, typeof label === "string" ? (label.split(" — ")[0] ?? "") : "");
+      return submitted;
+    },
+    async settle(claimId) {
+      const settled = await settleThroughBatches(rowOf.get(claimId) ?? "", claimId, { ...wait, runtime });
+      // Nothing waits any more (a race's claims may still): the next row is received at the run's instant.
+      if (wait.held.claims().length === 0 && wait.clock.now() > instant) wait.clock.set(instant);
+      return settled?.record;
+    },
+  };
 }
 
 /** Sleeps `ms`; true when `signal` aborted meanwhile (Ctrl-C). */

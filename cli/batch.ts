@@ -11,8 +11,7 @@ import type { ScenarioResult, SimulationEndDetails } from "../core/history/audit
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock } from "../pipeline/ports.ts";
 import type { FrozenClock } from "../core/crew/index.ts";
-import { createHeldWork, settleThroughBatches } from "./batch-wait.ts";
-import type { BatchWait } from "./batch-wait.ts";
+import { createHeldWork, frozen, withBatchWaits } from "./batch-wait.ts";
 import type { LlmMeter, PreflightResult } from "../adapters/llm/index.ts";
 import { describePreflight } from "../adapters/llm/preflight.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
@@ -374,37 +373,6 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
       );
     await runtime.close();
   }
-}
-
-/** The clock a batch through the Batch API runs on: it must be one the waits can move. */
-function frozen(clock: Clock | FrozenClock): FrozenClock {
-  if (!("set" in clock)) throw new Error("LLM_BATCH_MODE=batch: the batch run's clock must be a frozen clock");
-  return clock;
-}
-
-/** `runtime` whose settle waits through a batch's hold (cli/batch-wait.ts), then puts the clock back at `instant`. */
-function withBatchWaits(
-  runtime: ClaimsRuntime,
-  instant: number,
-  wait: Omit<BatchWait, "runtime">,
-): ClaimsRuntime {
-  const rowOf = new Map<string, string>();
-  return {
-    ...runtime,
-    async submit(body, o) {
-      const submitted = await runtime.submit(body, o);
-      // The row's id for the progress lines: the label a scenario's body carries starts with it ("A — …").
-      const label = (body as { label?: unknown }).label;
-      if (submitted.ok) rowOf.set(submitted.claimId, typeof label === "string" ? (label.split(" — ")[0] ?? "") : "");
-      return submitted;
-    },
-    async settle(claimId) {
-      const settled = await settleThroughBatches(rowOf.get(claimId) ?? "", claimId, { ...wait, runtime });
-      // Nothing waits any more (a race's claims may still): the next row is received at the run's instant.
-      if (wait.held.claims().length === 0 && wait.clock.now() > instant) wait.clock.set(instant);
-      return settled?.record;
-    },
-  };
 }
 
 /** What `untilInterrupted` answers when the run was interrupted before the wait settled. */

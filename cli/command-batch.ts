@@ -5,6 +5,9 @@ import type { ClaimsConfig } from "../core/claim/config.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import { runBatch, summarize } from "./batch.ts";
 import { jsonRow } from "./batch-output.ts";
+import type { RowModelCost } from "./batch-output.ts";
+import type { AuditEvent } from "../core/integrity/index.ts";
+import type { PriceTable } from "../core/llm/prices.ts";
 import { interruptOnSignals } from "./serve-signals.ts";
 import type { BatchLlm } from "./batch.ts";
 import { dataDirFrom, loadRunAudit } from "./run-store.ts";
@@ -104,9 +107,11 @@ export function registerBatchCommand(program: Command): void {
           writeReport: (simulationId) => writeReportFor(dataDir, simulationId, undefined, prices),
         });
         log(summarize(outcome, performance.now() - t0));
-        log(`  ${formatModelCost(modelCost(await loadRunAudit(dataDir, outcome.simulationId), prices))}\n`);
+        const audit = await loadRunAudit(dataDir, outcome.simulationId);
+        log(`  ${formatModelCost(modelCost(audit, prices))}\n`);
         if (o.json) {
-          const rows = outcome.rows.map(jsonRow);
+          const costOf = claimCosts(audit, prices);
+          const rows = outcome.rows.map((r) => jsonRow(r, costOf(r.claim_id)));
           process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         }
         interrupt.dispose();
@@ -131,4 +136,27 @@ function batchDeps(batch: RuntimeBatch): (fn: FunctionKey, deps: PipelineDeps) =
 /** The stack's runtime, told when the stack is idle (queues empty, no handler busy): a wait for a batch needs it. */
 function stackRuntime(stack: LocalStack): ClaimsRuntime {
   return { ...stack.runtime, idle: () => stack.drained() };
+}
+
+/**
+ * The model cost of each claim of a run (its calls priced with `prices`, a Batch API call at the discount), once: for
+ * the first row of the claim; nothing for a claim whose calls cost nothing per token (the rules model, self-hosted).
+ */
+function claimCosts(audit: readonly AuditEvent[], prices: PriceTable): (claimId: string) => RowModelCost | undefined {
+  const seen = new Set<string>();
+  return (claimId) => {
+    if (claimId === "" || seen.has(claimId)) return undefined;
+    seen.add(claimId);
+    const cost = modelCost(
+      audit.filter((e) => e.details.claim_id === claimId),
+      prices,
+    );
+    if (cost.calls === 0 || (cost.usd === 0 && cost.unpriced === 0)) return undefined;
+    return {
+      calls: cost.calls,
+      prompt_tokens: cost.promptTokens,
+      completion_tokens: cost.completionTokens,
+      usd: Number(cost.usd.toFixed(8)),
+    };
+  };
 }
