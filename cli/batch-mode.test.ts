@@ -89,13 +89,24 @@ async function claimsBatch(
   scenarios: string,
   env: Record<string, string>,
   onOutput?: (text: string, kill: () => void) => void,
+  flags: readonly string[] = [],
 ): Promise<Run> {
   const dataDir = mkdtempSync(join(tmpdir(), "claims-batch-mode-"));
   const file = join(dataDir, "scenarios.yaml");
   writeFileSync(file, scenarios);
   const child = spawn(
     process.execPath,
-    [join(root, "bin/claims.mjs"), "batch", file, "--json", "--data-dir", dataDir, "--now", "2026-06-01T12:00:00Z"],
+    [
+      join(root, "bin/claims.mjs"),
+      "batch",
+      file,
+      "--json",
+      "--data-dir",
+      dataDir,
+      "--now",
+      "2026-06-01T12:00:00Z",
+      ...flags,
+    ],
     {
       cwd: root,
       env: {
@@ -191,6 +202,16 @@ describe("claims batch with LLM_BATCH_MODE=batch", () => {
     }
     // Every claim replays identically from its audit, the batch's holds and resumes included.
     expect(replays(batch)).toEqual(["IDENTICAL", "IDENTICAL", "IDENTICAL"]);
+  }, 120_000);
+
+  it("runs the same way in process (--in-process): held, tried on the run's clock, decided as without it", async () => {
+    await serve({ pollsBeforeDone: 1 });
+    const run = await claimsBatch(SCENARIOS, batchEnv(), undefined, ["--in-process"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(verdicts(run).map(([, verdict]) => verdict)).toEqual(["REJECT", "ACCEPT", "ACCEPT"]);
+    expect(of(run, "CLAIM_HELD").map((e) => e.details.reason_code)).toEqual(["LLM_BATCH_PENDING", "LLM_BATCH_PENDING"]);
+    expect(of(run, "LLM_CALL").map((e) => e.details.via)).toEqual(["batch", "batch"]);
+    expect(replays(run)).toEqual(["IDENTICAL", "IDENTICAL", "IDENTICAL"]);
   }, 120_000);
 
   it("ends a claim whose batch never completes in review after LLM_BATCH_HOLD_S on the run's clock, naming why", async () => {
