@@ -2,7 +2,8 @@
 // until the runner releases it, then sent with the run's clock at its due instant, as SQS would deliver it.
 import { describe, expect, it } from "vitest";
 import { frozenClock } from "../core/crew/index.ts";
-import type { AgentStepMessage, WorkQueues } from "../pipeline/ports.ts";
+import type { AgentStepMessage } from "../pipeline/messages.ts";
+import type { WorkQueues } from "../pipeline/ports.ts";
 import { batchIdsIn, createHeldWork } from "./batch-wait.ts";
 
 const T0 = Date.parse("2026-06-01T12:00:00Z");
