@@ -27,8 +27,16 @@ export interface BatchRow {
   race_group?: RaceGroup;
 }
 
-/** One row of `claims batch --json`: the contract's fields, whether it matched, and its race's group answer. */
-export function jsonRow(r: BatchRow): Record<string, unknown> {
+/** What a claim's model calls cost, on its first `--json` row (a priced model only; Batch API calls at the discount). */
+export interface RowModelCost {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  usd: number;
+}
+
+/** One row of `claims batch --json`: the contract's fields, whether it matched, its race's group answer and its model cost. */
+export function jsonRow(r: BatchRow, model?: RowModelCost): Record<string, unknown> {
   const { id, label, claim_id, verdict, expected, reason_code, reason, order_id, amount_eur, executed } = r;
   return {
     id,
@@ -45,6 +53,7 @@ export function jsonRow(r: BatchRow): Record<string, unknown> {
     ...(r.race_group
       ? { race: { name: r.race_group.race, outcome: r.race_group.outcome, matches: r.race_group.matches } }
       : {}),
+    ...(model ? { model } : {}),
   };
 }
 
@@ -91,6 +100,8 @@ export function formatHeader(info: {
   llm: string;
   llmCheck?: string;
   waits?: string;
+  /** LLM_BATCH_MODE=batch: how a claim waits for its batch. */
+  batchApi?: string;
   agent: string;
   now: string;
   simulationId: string;
@@ -110,6 +121,7 @@ export function formatHeader(info: {
     ...(info.waits === undefined
       ? []
       : [`  Waits     : ${info.waits} (from LLM_TIMEOUT_MS; claims batch --claim-timeout overrides the last)`]),
+    ...(info.batchApi === undefined ? [] : [`  Batch API : ${info.batchApi}`]),
     `  Agent     : ${info.agent}`,
     `  Crew      : Claims Analyst → Decision Maker (fixer on fault)`,
     `  Kernel    : 11 layers (schema, validity, order, category, window, amount, balance, alignment, confidence, date, limit)`,

@@ -10,6 +10,8 @@ import { auditEvent } from "../core/history/audit-events.ts";
 import type { ScenarioResult, SimulationEndDetails } from "../core/history/audit-events.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock } from "../pipeline/ports.ts";
+import type { FrozenClock } from "../core/crew/index.ts";
+import { createHeldWork, frozen, withBatchWaits } from "./batch-wait.ts";
 import type { LlmMeter, PreflightResult } from "../adapters/llm/index.ts";
 import { describePreflight } from "../adapters/llm/preflight.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
@@ -44,13 +46,16 @@ export interface BatchLlm {
   waits?: PipelineWaits;
   /** Whether the model was found unreachable (last check or call); an old failure is checked again in the background. */
   unreachable?: () => boolean;
+  /** LLM_BATCH_MODE=batch: the run's claims ask through the OpenAI Batch API (docs/llm.md, "Batch mode"). */
+  batch?: { port: LlmPort; holdMs: number; pollMs: number };
 }
 
 /** Options of one batch run. */
 interface BatchOptions {
   scenariosPath: string;
   configPath: string;
-  clock: Clock;
+  /** The run's clock; with LLM_BATCH_MODE=batch a frozen one, which the waits for batches move (cli/batch-wait.ts). */
+  clock: Clock | FrozenClock;
   dataDir: string;
   llm: (config: ClaimsConfig) => BatchLlm;
   runtime: (opts: RuntimeOptions) => Promise<ClaimsRuntime>;
@@ -96,15 +101,28 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
   const orderCurrency = new Map(config.orders.map((o) => [o.order_id, o.currency ?? "EUR"]));
   const simulationId = simulationIdFor(config.simulationId, started);
   const notes: string[] = [];
+  const held = llm.batch ? createHeldWork(frozen(opts.clock)) : undefined;
   // The endpoint check comes first: a model that is down is said at once, naming URL, model and error.
   const check = llm.preflight ? await llm.preflight() : undefined;
-  const runtime = await opts.runtime({
+  const stack = await opts.runtime({
     agent: config.agent,
     orders: config.orders,
     llm: llm.port,
     clock: opts.clock,
     ...(llm.waits ? { waits: llm.waits } : {}),
+    ...(llm.batch && held ? { batch: { llm: llm.batch.port, holdMs: llm.batch.holdMs, wrapQueues: held.wrap } } : {}),
   });
+  // With the Batch API a claim held for its batch is waited through its hold's timers; each row starts at the run's instant.
+  const runtime =
+    llm.batch && held
+      ? withBatchWaits(stack, started, {
+          held,
+          clock: frozen(opts.clock),
+          pollMs: llm.batch.pollMs,
+          signal: opts.signal,
+          log: opts.log,
+        })
+      : stack;
   const rows: BatchRow[] = [];
   const results: ScenarioResult[] = [];
   const metered = llm.meter !== undefined && llm.port.provider !== "rules" ? llm.meter : undefined;
@@ -130,6 +148,11 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
         ...(llm.waits && llm.port.provider !== "rules"
           ? {
               waits: `a call ${seconds(llm.waits.callMs)}, a step up to ${seconds(llm.waits.timeouts.decisionMs)}, a claim up to ${seconds(llm.waits.claimMs)}`,
+            }
+          : {}),
+        ...(llm.batch
+          ? {
+              batchApi: `the model's calls go through the OpenAI Batch API (LLM_BATCH_MODE=batch); a claim waits for its batch up to ${seconds(llm.batch.holdMs)} on the run's clock (LLM_BATCH_HOLD_S), a try every ${llm.batch.pollMs / 1000} s (LLM_BATCH_POLL_S)`,
             }
           : {}),
       }),
@@ -182,7 +205,8 @@ export async function runBatch(opts: BatchOptions): Promise<BatchOutcome> {
           claimId = submitted.claimId;
           const settled = await untilInterrupted(
             withProgress(
-              opts,
+              // A claim held for its batch has its own progress line per try (cli/batch-wait.ts).
+              { log: opts.log, progressEveryMs: llm.batch ? 0 : opts.progressEveryMs },
               () => runtime.settle(submitted.claimId),
               (elapsedMs) => progressLine(s.id, submitted.claimId, elapsedMs, runtime, metered),
             ),

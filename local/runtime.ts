@@ -8,11 +8,12 @@ import type { ReviewResult } from "../pipeline/review.ts";
 import { rehearseClaimPayment } from "../pipeline/payments.ts";
 import type { ClaimRehearsal } from "../pipeline/payments.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
+import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
 import { createSimulatedDecline } from "../adapters/payments/simulated.ts";
 import type { ReviewerIdentity } from "../core/kernel/review.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import type { Clock, IdSource } from "../pipeline/ports.ts";
+import type { Clock, IdSource, WorkQueues } from "../pipeline/ports.ts";
 import { frozenClock } from "../core/crew/index.ts";
 import { postReturnEvent, sweepDueReturns } from "../pipeline/returns.ts";
 import type { ReturnEventResult, ReturnSweepResult } from "../pipeline/returns.ts";
@@ -24,6 +25,8 @@ export interface ClaimsRuntime {
   submit(body: unknown, opts?: { claimId?: string; idempotencyKey?: string }): Promise<SubmitResult>;
   /** Waits until the claim is DECIDED or NEEDS_REVIEW (or nothing is left to do) and returns it. */
   settle(claimId: string): Promise<ClaimRecord | undefined>;
+  /** Resolves once nothing runs (queues empty, no handler busy): a batch run waiting for the Batch API (cli/batch-wait.ts). */
+  idle?(): Promise<void>;
   getClaim(claimId: string): Promise<ClaimRecord | undefined>;
   /**
    * A reviewer's decision on the claim's review, as `POST /claims/{id}/review` takes it (docs/reviews.md); `by` is
@@ -57,11 +60,30 @@ export interface RuntimeOptions {
   ids?: IdSource;
   /** The waits derived from the LLM settings (crew step deadlines, invocation and settle limits); the local stack uses them. */
   waits?: PipelineWaits;
+  /** LLM_BATCH_MODE=batch: the run's claims ask `llm` (the Batch API) and wait up to `holdMs`; delayed sends go through `wrapQueues`. */
+  batch?: RuntimeBatch;
+}
+
+/** What a runtime needs to run a batch's claims through the OpenAI Batch API (docs/llm.md, "Batch mode"). */
+export interface RuntimeBatch {
+  readonly llm: LlmPort;
+  readonly holdMs: number;
+  readonly wrapQueues: (queues: WorkQueues) => WorkQueues;
 }
 
 /** The whole pipeline in this process over in-memory ports (no emulators). */
 export function createInProcessRuntime(opts: RuntimeOptions): ClaimsRuntime {
-  const pipeline = createInProcessPipeline(opts);
+  const { batch, ...rest } = opts;
+  const pipeline = createInProcessPipeline({
+    ...rest,
+    ...(batch
+      ? {
+          settings: { ...DEFAULT_PIPELINE_SETTINGS, llmBatchHoldMs: batch.holdMs },
+          overrides: { batchLlm: batch.llm },
+          wrapQueues: batch.wrapQueues,
+        }
+      : {}),
+  });
   if (!pipeline.handshake.ok)
     throw new Error(`agent ${opts.agent.agentId} was refused by the registry: ${pipeline.handshake.message}`);
   return {
@@ -70,6 +92,9 @@ export function createInProcessRuntime(opts: RuntimeOptions): ClaimsRuntime {
     async settle(claimId) {
       await pipeline.drain();
       return pipeline.claims.getClaim(claimId);
+    },
+    async idle() {
+      await pipeline.drain();
     },
     getClaim: (claimId) => pipeline.claims.getClaim(claimId),
     async decideReview(claimId, body, by, atMs) {

@@ -3,7 +3,7 @@
 import { createAgentRegistry } from "../core/integrity/index.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import type { Clock, IdSource } from "./ports.ts";
+import type { Clock, IdSource, WorkQueues } from "./ports.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "./deps.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";
@@ -44,6 +44,8 @@ interface InProcessOptions {
   settings?: PipelineSettings;
   /** Replace any port (e.g. a failing publisher in a test). */
   overrides?: Partial<PipelineDeps>;
+  /** Wraps the queues the services send through (a batch run with LLM_BATCH_MODE=batch keeps delayed messages: cli/batch-wait.ts). */
+  wrapQueues?: (queues: WorkQueues) => WorkQueues;
 }
 
 /** The in-process pipeline: submit claims, drain the queues, read claims and the audit. */
@@ -64,7 +66,7 @@ export function createInProcessPipeline(opts: InProcessOptions) {
     // A save records the step's own audit events in the audit port the pipeline uses (an override's too).
     sessions: createInMemorySessionRepository(opts.overrides?.audit ?? audit),
     verdicts,
-    queues,
+    queues: opts.wrapQueues ? opts.wrapQueues(queues) : queues,
     // A ReviewOpened beside each ReviewRequested, as the composed functions publish (pipeline/review-opened.ts).
     publisher: withReviewOpened(publisher, () => opts.agent.review?.dueMs ?? DEFAULT_REVIEW_DUE_MS),
     audit,

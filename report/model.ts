@@ -41,6 +41,8 @@ interface LlmCall {
   error: string | undefined;
   durationMs: number | undefined;
   usage: Usage | undefined;
+  /** Answered through the OpenAI Batch API: priced at its discount (docs/llm.md, "Batch mode"). */
+  batch?: boolean;
 }
 
 /** One kernel check as recorded in KERNEL_VERDICT. */
@@ -405,6 +407,7 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
         error: undefined,
         durationMs: undefined,
         usage: readUsage(d.usage),
+        ...(d.via === "batch" ? { batch: true } : {}),
       });
       break;
     }
@@ -426,6 +429,7 @@ function applyEvent(t: ClaimTrace, e: AuditEvent): void {
         error: errorText(d.error),
         durationMs: d.duration_ms,
         usage: readUsage(d.usage),
+        ...(d.via === "batch" ? { batch: true } : {}),
       });
       break;
     }

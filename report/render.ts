@@ -141,12 +141,17 @@ function renderOrders(m: ReportModel): SafeHtml {
 }
 
 /** The model cost of calls at `prices`, as a table cell (USD; "unpriced" calls named). */
-function costCell(calls: readonly { model: string | undefined; usage: Usage | undefined }[], prices: PriceTable) {
+function costCell(
+  calls: readonly { model: string | undefined; usage: Usage | undefined; batch?: boolean }[],
+  prices: PriceTable,
+) {
   const cost = callsCost(
     prices,
     calls.map((c) => ({
       model: c.model,
       ...(c.usage ? { usage: { prompt_tokens: c.usage.prompt, completion_tokens: c.usage.completion } } : {}),
+      // A call through the OpenAI Batch API is priced at its discount (docs/llm.md, "Batch mode").
+      ...(c.batch ? { batch: true } : {}),
     })),
   );
   const unpriced = cost.unpriced > 0 ? ` + ${cost.unpriced} unpriced` : "";
