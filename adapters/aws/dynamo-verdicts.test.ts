@@ -65,7 +65,7 @@ describe("DynamoDB verdict item", () => {
     expect(await repo.getVerdict(key)).toEqual({ ...settled, published: true });
     expect(stored).toMatchObject({ claim_id: verdict.claim_id, execution: "EXECUTED", published: true });
     expect(Object.keys(stored).filter((k) => k.startsWith("body")).length).toBe(1);
-    expect(stored.body_z1c).toBeInstanceOf(Uint8Array);
+    expect(stored.body_z2c).toBeInstanceOf(Uint8Array);
     for (const old of ["checks", "events", "audit", "idempotency_key"]) expect(stored[old]).toBeUndefined();
   });
 
@@ -84,7 +84,7 @@ describe("DynamoDB verdict item", () => {
     const record = JSON.stringify(settled.record);
     const { checks, events, review, audit } = settled;
     const body = await packText("body", JSON.stringify({ checks, events, review, audit }), 400, { context: record });
-    expect(body.attribute).toBe("body_z1c");
+    expect(body.attribute).toBe("body_z2c");
     const { idempotency_key: _, ...head } = previousItem(settled);
     for (const doc of ["checks", "events", "audit"]) delete (head as Record<string, unknown>)[doc];
     await aws.doc.send(
