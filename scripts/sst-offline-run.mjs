@@ -195,7 +195,9 @@ for (const q of of("aws:sqs/queue:Queue").filter((q) => q.inputs.fifoQueue && q.
 const systemLogLevel = (process.env.CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL?.trim() || "WARN").toUpperCase();
 for (const f of of("aws:lambda/function:Function"))
   if (f.inputs.loggingConfig?.systemLogLevel !== systemLogLevel)
-    problems.push(`function ${f.name}: system log level ${f.inputs.loggingConfig?.systemLogLevel}, not ${systemLogLevel}`);
+    problems.push(
+      `function ${f.name}: system log level ${f.inputs.loggingConfig?.systemLogLevel}, not ${systemLogLevel}`,
+    );
 // No reservation above what the account can give: on the default new account (10, Lambda keeps 100 unreserved)
 // nothing, unless CLAIMS_RESERVED_CONCURRENCY=on says the operator's account can.
 const reservedTotal = of("aws:lambda/function:Function").reduce(
