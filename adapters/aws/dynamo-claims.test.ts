@@ -202,6 +202,33 @@ describe("DynamoDB claims", () => {
     expect(await countOpenClaims({ client: aws.doc, tableName })).toBe(40);
   });
 
+  it("stores a served claim without the ids its claim id gives (dfid, root_dfid) and reads them back", async () => {
+    const { tableName, claims, raw } = await setup();
+    const served = claimFixture("clm_ids");
+    await claims.createClaim(served);
+    const item = (await raw(keys.claim("clm_ids")))!;
+    expect([item.dfid, item.root_dfid]).toEqual([undefined, undefined]);
+    expect(await claims.getClaim("clm_ids")).toEqual(served);
+    const { record } = await claims.updateClaim("clm_ids", {
+      status: "RUNNING",
+      updated_at: "2025-03-01T10:00:01.000Z",
+    });
+    expect(record).toEqual({ ...served, status: "RUNNING", updated_at: "2025-03-01T10:00:01.000Z" });
+    // A simulation's claim keeps its root (the simulation's flow); an item written before keeps both, read as they are.
+    const simulated = claimFixture("clm_sim", { root_dfid: "dfid_sim_batch", simulation_id: "batch" });
+    await claims.createClaim(simulated);
+    expect((await raw(keys.claim("clm_sim")))!.root_dfid).toBe("dfid_sim_batch");
+    expect(await claims.getClaim("clm_sim")).toEqual(simulated);
+    const before = claimFixture("clm_old", { dfid: "dfid_other", root_dfid: "dfid_other" });
+    await aws.doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...stripUndefined(before), ...keys.claim("clm_old"), entity: "claim" },
+      }),
+    );
+    expect(await claims.getClaim("clm_old")).toEqual(before);
+  });
+
   it("creates a claim with one request and updates it with one", async () => {
     const { claims } = await setup();
     const counter = createRequestCounter();
