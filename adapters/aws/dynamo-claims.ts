@@ -93,10 +93,10 @@ export async function countOpenClaims(ctx: Pick<DynamoContext, "client" | "table
  * (~95 bytes of every claim write and its gsi1 entry; issue 37). An item written before holds them: read as it is.
  */
 function claimItem(record: ClaimRecord): Record<string, unknown> {
-  const { dfid, root_dfid, ...rest } = stripUndefined(record);
+  const { claim_id, dfid, root_dfid, ...rest } = stripUndefined(record);
   return {
-    claim_id: rest.claim_id,
-    ...(dfid === dfidOf(record.claim_id) ? {} : { dfid }),
+    claim_id,
+    ...(dfid === dfidOf(claim_id) ? {} : { dfid }),
     ...(root_dfid === dfid ? {} : { root_dfid }),
     ...rest,
     ...keys.claim(record.claim_id),
