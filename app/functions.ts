@@ -307,10 +307,11 @@ export const POLICY_FUNCTIONS = [
 ] as const satisfies readonly FunctionKey[];
 
 /**
- * Logging of every function on AWS (JSON format). Lambda's own INFO lines are kept: `platform.report` is the only
- * record of Init Duration and Max Memory Used, which memory sizing needs (~375 bytes per invocation; the
- * handlers' own lines cost more). The handlers' success lines ("message handled", "request handled") are
- * sampled (functions/observability/logger.ts); warnings and errors are always written. bench/cost.ts prices the logs
- * from these.
+ * Logging of every function on AWS (JSON format). Lambda's own lines at WARN: no `platform.start` and
+ * `platform.report` per invocation (~375 bytes, $0.60 per million structured claims; issue 37). `platform.report` is
+ * the only record of Init Duration and Max Memory Used: a stage deployed with CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL=INFO
+ * (infra/settings.ts) writes them again for memory sizing (infra/README.md, "Logs and retention"). The handlers' success lines
+ * ("message handled", "request handled") are sampled (functions/observability/logger.ts); warnings and errors are
+ * always written. bench/cost.ts prices the logs from these.
  */
-export const LOGGING = { systemLogLevel: "INFO", successSampleRate: 0.01 } as const;
+export const LOGGING = { systemLogLevel: "WARN", successSampleRate: 0.01 } as const;

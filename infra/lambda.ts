@@ -97,11 +97,12 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
     // JSON log format: Lambda's own START/REPORT lines and Powertools' lines are all queryable in Logs Insights.
     logging: { retention: settings.logRetention, format: "json" },
     transform: {
-      // Lambda's platform lines at LOGGING.systemLogLevel (app/manifest.ts); SST builds loggingConfig as a plain object here.
+      // Lambda's platform lines at the stage's system log level (infra/settings.ts, default app/functions.ts LOGGING:
+      // WARN, none); SST builds loggingConfig as a plain object here.
       function: (args, opts) => {
         args.loggingConfig = {
           ...(args.loggingConfig as Record<string, unknown> | undefined),
-          systemLogLevel: LOGGING.systemLogLevel,
+          systemLogLevel: settings.systemLogLevel,
         };
         return deleteFirst(args, opts);
       },

@@ -12,6 +12,7 @@ import {
 } from "../app/payment-provider.ts";
 import type { PaymentProviderName } from "../app/payment-provider.ts";
 import { stageBusName } from "../app/bus.ts";
+import { LOGGING } from "../app/manifest.ts";
 
 /** Log retention SST accepts (a subset of its RETENTION keys; the ones this app uses). */
 export type LogRetention = "1 month" | "3 months" | "1 year";
@@ -51,6 +52,23 @@ function readBatchMode(): "off" | "batch" {
   const raw = read("LLM_BATCH_MODE", "off");
   if (raw !== "off" && raw !== "batch") throw new InfraSettingError("LLM_BATCH_MODE", "off | batch", raw);
   return raw;
+}
+
+/** Lambda's system log levels (its own lines: platform.start, platform.report, …; app/functions.ts LOGGING). */
+const SYSTEM_LOG_LEVELS = ["DEBUG", "INFO", "WARN"] as const;
+type SystemLogLevel = (typeof SYSTEM_LOG_LEVELS)[number];
+
+/**
+ * Lambda's system log level (CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL, default app/functions.ts LOGGING: WARN, no platform.start
+ * and platform.report lines). INFO writes them again, for a memory-sizing run: `platform.report` is the only record of
+ * Max Memory Used and Init Duration (~375 bytes per invocation, $0.60 per million structured claims).
+ */
+function readSystemLogLevel(): SystemLogLevel {
+  const raw = read("CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL", LOGGING.systemLogLevel);
+  const level = SYSTEM_LOG_LEVELS.find((l) => l === raw.toUpperCase());
+  if (level === undefined)
+    throw new InfraSettingError("CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL", SYSTEM_LOG_LEVELS.join(" | "), raw);
+  return level;
 }
 
 function readSchedule(): `cron(${string})` | `rate(${string})` {
@@ -239,6 +257,8 @@ export const settings = {
   stage: $app.stage,
   isProduction,
   logRetention,
+  /** Lambda's system log level of every function (CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL; INFO for memory sizing). */
+  systemLogLevel: readSystemLogLevel(),
   /** The bus is `claims` in production; other stages get a suffix so stages can share an account. */
   busName: stageBusName($app.stage),
   llm: {

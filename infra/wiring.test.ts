@@ -54,6 +54,7 @@ const CLEAN_ENV = {
   LLM_MAX_CONCURRENCY: undefined,
   CLAIMS_API_RATE_LIMIT: undefined,
   CLAIMS_API_BURST_LIMIT: undefined,
+  CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL: undefined,
   CLAIMS_API_SUBMIT_RATE_LIMIT: undefined,
   CLAIMS_API_SUBMIT_BURST_LIMIT: undefined,
   CLAIMS_BATCH_ENABLED: undefined,
@@ -345,16 +346,26 @@ describe("sst.config.ts wiring (stage test)", () => {
     );
 
     it.each(Object.keys(EXPECTED_FUNCTIONS))(
-      "%s samples its success log lines and keeps Lambda's platform lines (platform.report: memory and init)",
+      "%s samples its success log lines and leaves Lambda's platform lines out (system level WARN)",
       (handler) => {
         const { args } = functionFor(r, handler as Handler);
         expect((args.environment as Record<string, string>).CLAIMS_SUCCESS_LOG_SAMPLE_RATE).toBe("0.01");
         // SST's function transform receives the log config SST built; ours adds the system level and keeps the rest.
         const fnArgs = { loggingConfig: { logFormat: "JSON", logGroup: "/aws/lambda/x" } };
         (args.transform as { function: (a: typeof fnArgs, o: object) => void }).function(fnArgs, {});
-        expect(fnArgs.loggingConfig).toEqual({ logFormat: "JSON", logGroup: "/aws/lambda/x", systemLogLevel: "INFO" });
+        expect(fnArgs.loggingConfig).toEqual({ logFormat: "JSON", logGroup: "/aws/lambda/x", systemLogLevel: "WARN" });
       },
     );
+
+    it("writes Lambda's platform lines again (platform.report: memory and init) with CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL=INFO", async () => {
+      const sizing = await evaluate("test", { CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL: "info" });
+      for (const handler of Object.keys(EXPECTED_FUNCTIONS)) {
+        const { args } = functionFor(sizing, handler as Handler);
+        const fnArgs = { loggingConfig: { logFormat: "JSON" } };
+        (args.transform as { function: (a: typeof fnArgs, o: object) => void }).function(fnArgs, {});
+        expect(fnArgs.loggingConfig).toEqual({ logFormat: "JSON", systemLogLevel: "INFO" });
+      }
+    });
 
     it.each(Object.entries(EXPECTED_FUNCTIONS))(
       "%s gets the LLM settings only if it calls the LLM (or records them, like the batch)",
@@ -852,6 +863,11 @@ describe("deploy-time settings", () => {
     ["CLAIMS_BATCH_ENABLED", "yes", /CLAIMS_BATCH_ENABLED="yes" is invalid/],
     ["CLAIMS_BATCH_SCHEDULE", "daily", /CLAIMS_BATCH_SCHEDULE="daily" is invalid/],
     ["CLAIMS_API_RATE_LIMIT", "fast", /CLAIMS_API_RATE_LIMIT="fast" is invalid/],
+    [
+      "CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL",
+      "verbose",
+      /CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL="verbose" is invalid: expected DEBUG \| INFO \| WARN/,
+    ],
     [
       "CLAIMS_API_SUBMIT_RATE_LIMIT",
       "60",

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { COMPACT_DICTIONARY_V1 } from "../adapters/aws/compact-dictionary-v1.ts";
+import { COMPACT_DICTIONARIES } from "../adapters/aws/compact.ts";
 import { sweepServedRetention } from "../cli/customer-data-served.ts";
 import { finalClaim, runClaims, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
@@ -67,13 +67,16 @@ function files(dir: string): string[] {
 function textsOf(path: string): Buffer[] {
   const raw = readFileSync(path);
   const out = [raw];
-  const dictionary = Buffer.from(COMPACT_DICTIONARY_V1, "utf8");
   for (const m of raw.toString("latin1").matchAll(/"B":"([A-Za-z0-9+/=]+)"/g)) {
     const bin = Buffer.from(m[1]!, "base64");
-    for (const inflate of [() => inflateRawSync(bin, { dictionary }), () => gunzipSync(bin), () => inflateRawSync(bin)])
+    // Every codec that inflates the bytes (a raw deflate inflates with another dictionary too, into other bytes).
+    for (const inflate of [
+      ...Object.values(COMPACT_DICTIONARIES).map((dictionary) => () => inflateRawSync(bin, { dictionary })),
+      () => gunzipSync(bin),
+      () => inflateRawSync(bin),
+    ])
       try {
         out.push(inflate());
-        break;
       } catch {
         // not this codec
       }

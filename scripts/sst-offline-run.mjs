@@ -190,9 +190,14 @@ if (
 for (const q of of("aws:sqs/queue:Queue").filter((q) => q.inputs.fifoQueue && q.inputs.redrivePolicy))
   if (q.inputs.deduplicationScope !== "messageGroup" || q.inputs.fifoThroughputLimit !== "perMessageGroupId")
     problems.push(`queue ${q.name}: FIFO without high throughput`);
+// Lambda's own lines at the stage's system level: WARN (no platform.start/platform.report, issue 37) unless
+// CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL asks for INFO (memory sizing: platform.report).
+const systemLogLevel = (process.env.CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL?.trim() || "WARN").toUpperCase();
 for (const f of of("aws:lambda/function:Function"))
-  if (f.inputs.loggingConfig?.systemLogLevel !== "INFO")
-    problems.push(`function ${f.name}: platform.report not logged`);
+  if (f.inputs.loggingConfig?.systemLogLevel !== systemLogLevel)
+    problems.push(
+      `function ${f.name}: system log level ${f.inputs.loggingConfig?.systemLogLevel}, not ${systemLogLevel}`,
+    );
 // No reservation above what the account can give: on the default new account (10, Lambda keeps 100 unreserved)
 // nothing, unless CLAIMS_RESERVED_CONCURRENCY=on says the operator's account can.
 const reservedTotal = of("aws:lambda/function:Function").reduce(

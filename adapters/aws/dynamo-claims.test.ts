@@ -202,6 +202,32 @@ describe("DynamoDB claims", () => {
     expect(await countOpenClaims({ client: aws.doc, tableName })).toBe(40);
   });
 
+  it("reads a served claim stored without the ids its claim id gives (dfid, root_dfid), as a later release writes it", async () => {
+    const { tableName, claims, raw } = await setup();
+    // This release still writes them (readers first).
+    const served = claimFixture("clm_ids");
+    await claims.createClaim(served);
+    expect((await raw(keys.claim("clm_ids")))!).toMatchObject({ dfid: "dfid_clm_ids", root_dfid: "dfid_clm_ids" });
+    const { dfid: _d, root_dfid: _r, ...lean } = stripUndefined(claimFixture("clm_lean"));
+    await aws.doc.send(
+      new PutCommand({ TableName: tableName, Item: { ...lean, ...keys.claim("clm_lean"), entity: "claim" } }),
+    );
+    expect(await claims.getClaim("clm_lean")).toEqual(claimFixture("clm_lean"));
+    const { record } = await claims.updateClaim("clm_lean", {
+      status: "RUNNING",
+      updated_at: "2025-03-01T10:00:01.000Z",
+    });
+    expect(record).toEqual({ ...claimFixture("clm_lean"), status: "RUNNING", updated_at: "2025-03-01T10:00:01.000Z" });
+    // A dfid or root stored (a simulation's root, another flow's dfid) is read as it is.
+    const other = claimFixture("clm_other", {
+      dfid: "dfid_other",
+      root_dfid: "dfid_sim_batch",
+      simulation_id: "batch",
+    });
+    await claims.createClaim(other);
+    expect(await claims.getClaim("clm_other")).toEqual(other);
+  });
+
   it("creates a claim with one request and updates it with one", async () => {
     const { claims } = await setup();
     const counter = createRequestCounter();

@@ -194,7 +194,7 @@ describe("DynamoDB session layout", () => {
     await repo.saveSession({ claimId: "clm_1", version: 1, snapshot, outbox });
     const before = await head("clm_1");
     expect(before?.body_kind).toBe("chunks");
-    expect(before?.body_z1).toBeInstanceOf(Uint8Array);
+    expect(before?.body_z2).toBeInstanceOf(Uint8Array);
     expect(await repo.loadSession("clm_1")).toEqual({ claimId: "clm_1", version: 1, snapshot, outbox });
     const { capacity } = await measureCapacity(aws.doc, () => repo.clearOutbox("clm_1", 1));
     expect(capacity).toMatchObject({ wru: 1, requests: { PutItem: 1 } });

@@ -2,15 +2,17 @@
 // body, record/execution/published readable), items written before as JSON text, a settlement by a
 // process that never saw the verdict, and what a claim's verdict costs in write units.
 import { readFileSync } from "node:fs";
+import { deflateRawSync } from "node:zlib";
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { reviewFixture } from "./contract.test-kit.ts";
 import { describe, expect, it } from "vitest";
 import type { ExecutionState, StoredVerdict } from "../../pipeline/ports.ts";
 import { measureCapacity } from "./capacity.test-kit.ts";
-import { createDynamoVerdictRepository } from "./dynamo-verdicts.ts";
+import { createDynamoVerdictRepository, verdictItem } from "./dynamo-verdicts.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
 import { keys } from "./table.ts";
-import { itemBytes, packText } from "./compact.ts";
+import { itemBytes, packText, writeUnits } from "./compact.ts";
+import { COMPACT_DICTIONARY_V1 } from "./compact-dictionary-v1.ts";
 
 /** The verdict of a real structured claim (ACCEPT) as put, and the outcome its refund was settled with. */
 const CLAIM = JSON.parse(readFileSync(new URL("./fixtures/structured-claim.json", import.meta.url), "utf8")) as {
@@ -54,9 +56,10 @@ describe("DynamoDB verdict item", () => {
     await repo.recordExecution(key, execution);
     await repo.markPublished(key);
     const stored = (await item())!;
-    // The ids the item holds anyway are "" in the record's text, in their place.
+    // The ids the item holds anyway (or its key gives: verdict_id) are "" in the record's text, in their place.
     expect(JSON.parse(stored.record as string)).toEqual({
       ...verdict.record,
+      verdict_id: "",
       claim_id: "",
       dfid: "",
       idempotency_key: "",
@@ -65,7 +68,7 @@ describe("DynamoDB verdict item", () => {
     expect(await repo.getVerdict(key)).toEqual({ ...settled, published: true });
     expect(stored).toMatchObject({ claim_id: verdict.claim_id, execution: "EXECUTED", published: true });
     expect(Object.keys(stored).filter((k) => k.startsWith("body")).length).toBe(1);
-    expect(stored.body_z1c).toBeInstanceOf(Uint8Array);
+    expect(stored.body_z2c).toBeInstanceOf(Uint8Array);
     for (const old of ["checks", "events", "audit", "idempotency_key"]) expect(stored[old]).toBeUndefined();
   });
 
@@ -84,7 +87,7 @@ describe("DynamoDB verdict item", () => {
     const record = JSON.stringify(settled.record);
     const { checks, events, review, audit } = settled;
     const body = await packText("body", JSON.stringify({ checks, events, review, audit }), 400, { context: record });
-    expect(body.attribute).toBe("body_z1c");
+    expect(body.attribute).toBe("body_z2c");
     const { idempotency_key: _, ...head } = previousItem(settled);
     for (const doc of ["checks", "events", "audit"]) delete (head as Record<string, unknown>)[doc];
     await aws.doc.send(
@@ -184,11 +187,125 @@ describe("what a claim's verdict costs", () => {
     });
     expect(result).toEqual({ ...settled, record: versioned.record, published: true });
     expect(capacity.wru).toBe(3);
-    // 141 bytes under the same item with the record's ids spelled out (876 against 1017 bytes on this fixture).
+    // 177 bytes under the same item with the record's ids spelled out.
     const stored = (await item())!;
     const whole = { ...stored, record: JSON.stringify(versioned.record) };
     expect(itemBytes(whole) - itemBytes(stored)).toBe(
-      versioned.claim_id.length + versioned.idempotency_key.length + versioned.record.dfid.length,
+      versioned.record.verdict_id.length +
+        versioned.claim_id.length +
+        versioned.idempotency_key.length +
+        versioned.record.dfid.length,
     );
+  });
+});
+
+/** A settled ACCEPT as the local stack stored it before dictionary v2 (a313a77), and what was read from it then. */
+const V1 = JSON.parse(readFileSync(new URL("./fixtures/verdict-v1-item.json", import.meta.url), "utf8")) as {
+  item: Record<string, unknown>;
+  read: StoredVerdict;
+};
+/** Binary attributes of a fixture item, stored as `{ b64 }`. */
+const itemOfFixture = (item: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(item).map(([k, v]) => [
+      k,
+      v && typeof v === "object" && "b64" in v ? new Uint8Array(Buffer.from(String(v.b64), "base64")) : v,
+    ]),
+  );
+/** The ACCEPT verdicts of bundled scenarios, as put and settled, with deployed-length ids (fixtures/verdicts-bundled.json). */
+const BUNDLED = JSON.parse(readFileSync(new URL("./fixtures/verdicts-bundled.json", import.meta.url), "utf8")) as {
+  verdicts: Record<string, { put: StoredVerdict; settled: StoredVerdict }>;
+};
+
+describe("a verdict item written before dictionary v2", () => {
+  it("reads as it did, and a redelivery neither rewrites nor loses it", async () => {
+    const { tableName, repo, newRepo, item } = await setup();
+    const key = V1.read.idempotency_key;
+    await aws.doc.send(new PutCommand({ TableName: tableName, Item: itemOfFixture(V1.item) }));
+    expect((await item(key))?.body_z1c).toBeInstanceOf(Uint8Array);
+    expect(await repo.getVerdict(key)).toEqual(V1.read);
+    // Settled for good: a repeated settlement reads and writes nothing; marking it published keeps the v1 body.
+    const again = await measureCapacity(aws.doc, () =>
+      newRepo().recordExecution(key, { execution: "REFUSED", events: [] }),
+    );
+    expect(again.result).toEqual(V1.read);
+    expect(again.capacity.wru).toBe(0);
+    expect(await repo.markPublished(key)).toBe(true);
+    expect(await newRepo().getVerdict(key)).toEqual({ ...V1.read, published: true });
+  });
+
+  it("settles a PENDING verdict stored with v1 into a v2 body and removes the v1 one", async () => {
+    const { tableName, newRepo, item } = await setup();
+    const { put } = BUNDLED.verdicts.A!;
+    const settledA = BUNDLED.verdicts.A!.settled;
+    const { checks, events, review, audit } = put;
+    const v1Body = deflateRawSync(JSON.stringify({ checks, events, review, audit }), {
+      dictionary: Buffer.concat([Buffer.from(COMPACT_DICTIONARY_V1), Buffer.from(JSON.stringify(put.record))]),
+      level: 9,
+    });
+    await aws.doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.verdict(put.idempotency_key),
+          entity: "verdict",
+          claim_id: put.claim_id,
+          record: JSON.stringify(put.record),
+          layer: put.layer,
+          execution: "PENDING",
+          published: false,
+          body_z1c: new Uint8Array(v1Body),
+        },
+      }),
+    );
+    const repo = newRepo();
+    expect(await repo.getVerdict(put.idempotency_key)).toEqual(put);
+    expect(await repo.recordExecution(put.idempotency_key, settledA)).toEqual(settledA);
+    const stored = (await item(put.idempotency_key))!;
+    expect(Object.keys(stored).filter((k) => k.startsWith("body"))).toEqual(["body_z2c"]);
+    expect(await newRepo().getVerdict(put.idempotency_key)).toEqual(settledA);
+  });
+});
+
+describe("a verdict's write units with dictionary v2 (issue 37)", () => {
+  it("puts and settles the verdict of the bench's structured claim for one write unit each, with 150 bytes to spare", async () => {
+    const { repo, item } = await setup();
+    const settledNow = { ...V1.read, published: false };
+    const put: StoredVerdict = {
+      ...settledNow,
+      execution: "PENDING",
+      events: settledNow.events.filter((e) => e.detailType === "ClaimVerdict"),
+      audit: settledNow.audit!.filter((e) => e.event_type !== "CLAIM_REFUND_EXECUTED"),
+    };
+    const { capacity } = await measureCapacity(aws.doc, async () => {
+      await repo.putVerdictOnce(put);
+      await repo.recordExecution(put.idempotency_key, settledNow);
+    });
+    expect(capacity.wru).toBe(2);
+    const stored = (await item(put.idempotency_key))!;
+    expect(itemBytes(stored)).toBeLessThan(1024 - 150);
+    // The same verdict as stored before: 2 write units a write.
+    expect(itemBytes(itemOfFixture(V1.item))).toBeGreaterThan(1024);
+    expect(await repo.getVerdict(put.idempotency_key)).toEqual(settledNow);
+  });
+
+  it.each(["A", "US", "SC1", "EX1", "RT1", "ML4", "JP1"])(
+    "keeps bundled ACCEPT %s (currencies, store credit, exchange, return, lines) at one write unit, put and settled",
+    async (id) => {
+      const { repo } = await setup();
+      const { put, settled: done } = BUNDLED.verdicts[id]!;
+      const { result, capacity } = await measureCapacity(aws.doc, async () => {
+        await repo.putVerdictOnce(put);
+        return repo.recordExecution(put.idempotency_key, done);
+      });
+      expect(result).toEqual(done);
+      expect(capacity.wru).toBe(2);
+    },
+  );
+
+  it("takes two write units to settle a free-text claim on titled USD lines (LT1: the one bundled ACCEPT over 1 KB)", async () => {
+    const { put, settled: done } = BUNDLED.verdicts.LT1!;
+    expect(writeUnits(itemBytes(await verdictItem(put)))).toBe(1);
+    expect(writeUnits(itemBytes(await verdictItem(done)))).toBe(2);
   });
 });

@@ -5,7 +5,7 @@
 // write is billed by its whole size, so the documents other than `record` — checks, events, review, audit —
 // are one JSON body in its cheapest form (compact.ts; compressed against the record, which the ClaimVerdict
 // event repeats), and the record's text leaves out the ids the item holds anyway, so a settled ACCEPT with its
-// policy_version fits 1 KB. `record` stays JSON text and `execution`/`published` plain attributes, readable in
+// policy_version fits 1 KB (dictionary v2, compact.ts). `record` stays JSON text and `execution`/`published` plain attributes, readable in
 // the console (and by the fault tests' table scan). Items written before (every document as its own JSON text
 // attribute) are read too, and a text attribute wins over the body (an older writer's update).
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
@@ -18,21 +18,24 @@ import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError, VerdictNotFoundError } from "./errors.ts";
 import { keys } from "./table.ts";
 import { dfidOf } from "../../core/kernel/claim-record.ts";
+import { verdictIdFor } from "../../core/kernel/execution.ts";
 
 const json = (value: unknown) => JSON.stringify(value);
 
 type VerdictRecord = StoredVerdict["record"];
 
 /**
- * The record as stored: the ids the item holds anyway (`claim_id`, the key in `pk`, and a `dfid` that is the
- * claim's own) are "" in the text, in their place, and filled in again on read — 140 bytes a verdict, which keep
- * a settled ACCEPT under one write unit. The text stays JSON, readable in the console and by table scans.
+ * The record as stored: the ids the item holds anyway or follow from it (`claim_id`, the key in `pk`, a `dfid` that
+ * is the claim's own, and a `verdict_id` that is the key's, `verdictIdFor`) are "" in the text, in their place, and
+ * filled in again on read — 180 bytes a verdict, which keep a settled ACCEPT under one write unit. The text stays
+ * JSON, readable in the console and by table scans.
  */
 function storedRecordText(v: Pick<StoredVerdict, "idempotency_key" | "claim_id" | "record">): string {
   const r = v.record as Record<string, unknown>;
   const elide = (name: string, value: string) => (r[name] === value ? { [name]: "" } : {});
   return json({
     ...r,
+    ...elide("verdict_id", verdictIdFor(v.idempotency_key)),
     ...elide("claim_id", v.claim_id),
     ...elide("idempotency_key", v.idempotency_key),
     ...elide("dfid", dfidOf(v.claim_id)),
@@ -42,12 +45,13 @@ function storedRecordText(v: Pick<StoredVerdict, "idempotency_key" | "claim_id" 
 /** The record a stored text stands for (the inverse of {@link storedRecordText}; a text written before is whole). */
 function recordOfText(text: string, claimId: string, key: string): VerdictRecord {
   const r = JSON.parse(text) as Record<string, unknown>;
-  const fill = (name: string, value: string) => (r[name] === "" ? { [name]: value } : {});
+  const fill = (name: string, value: () => string) => (r[name] === "" ? { [name]: value() } : {});
   return {
     ...r,
-    ...fill("claim_id", claimId),
-    ...fill("idempotency_key", key),
-    ...fill("dfid", dfidOf(claimId)),
+    ...fill("verdict_id", () => verdictIdFor(key)),
+    ...fill("claim_id", () => claimId),
+    ...fill("idempotency_key", () => key),
+    ...fill("dfid", () => dfidOf(claimId)),
   } as VerdictRecord;
 }
 
@@ -109,6 +113,24 @@ async function toVerdict(item: Record<string, unknown>, vault: PersonalDataVault
   }
 }
 
+/**
+ * The item a verdict is stored as (a put, or the whole item after an update), its body packed against the record
+ * (sealed first when the table has a vault). Exported for what measures write units (tests, the bench).
+ */
+export async function verdictItem(
+  v: StoredVerdict,
+  vault?: PersonalDataVault | undefined,
+): Promise<Record<string, unknown>> {
+  const head = itemHead(v);
+  const body = await packText(
+    "body",
+    await sealText(vault, json(bodyOf(v))),
+    itemBytes(head),
+    vault ? {} : { context: json(v.record) },
+  );
+  return { ...head, [body.attribute]: body.value };
+}
+
 /** A VerdictRepository on the single table. */
 export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictRepository {
   const { client, tableName } = ctx;
@@ -140,9 +162,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
     async putVerdictOnce(verdict) {
       if (typeof verdict?.idempotency_key !== "string" || verdict.idempotency_key === "")
         throw new InvalidArgumentError("putVerdictOnce: idempotency_key must be a non-empty string");
-      const head = itemHead(verdict);
-      const body = await packBody(bodyOf(verdict), verdict.record, itemBytes(head));
-      const item = { ...head, [body.attribute]: body.value };
+      const item = await verdictItem(verdict, vault);
       try {
         await dynamoCall(`PutItem verdict ${verdict.idempotency_key}`, () =>
           client.send(
