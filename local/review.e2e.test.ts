@@ -123,7 +123,7 @@ describe("reviews over HTTP", () => {
       expect(bad.status, query).toBe(400);
       expect(bad.body.error).toMatchObject({ code: "INVALID_QUERY", issues: [{ path }] });
     }
-  });
+  }, 300_000); // a GET of each of the 100 claims and the pages: over 30 s at load 10
 
   it("decides every review exactly once when two reviewer desks act at once, and approves only what the order can still refund", async () => {
     const pending = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as {
