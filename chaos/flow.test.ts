@@ -10,14 +10,31 @@ import type { FlowOptions } from "./flow.ts";
 const CONFIG = new URL("../scenarios/config.yaml", import.meta.url);
 const env = chaosEnv(readFileSync(CONFIG, "utf8"), "config.yaml");
 
-/** Violations of flows 0..n-1 of `seed` with a planted bug, up to the first flow whose violations match `wanted`. */
+/**
+ * Violations of flows 0..n-1 of `seed` with a planted bug, up to the first flow whose violations match `wanted`. The
+ * search starts at flow `first` (the one that last found the bug, so a search that still finds it there runs one flow
+ * instead of hundreds) and, if that flow no longer finds it, goes on through the rest of 0..n-1: what the test proves
+ * — one of the seed's first n flows finds the bug — is the same, whichever flow it is.
+ */
 // The planted-bug searches run their flows without a drawn outcome policy (chaos/outcomes.ts), as they were found: a
 // flow that draws one takes another path (seed 2 flow 574, the first claim left stuck for the sweep, now draws store
 // credit and has none), and what they find is not about outcomes.
-async function violations(seed: number, n: number, mutate: FlowOptions["mutate"], wanted: RegExp): Promise<string> {
+async function violations(
+  seed: number,
+  n: number,
+  mutate: FlowOptions["mutate"],
+  wanted: RegExp,
+  first = 0,
+): Promise<string> {
   const out: string[] = [];
-  for (let k = 0; k < n && !wanted.test(out.join("\n")); k++)
+  const order = [
+    ...Array.from({ length: n - first }, (_, i) => first + i),
+    ...Array.from({ length: first }, (_, i) => i),
+  ];
+  for (const k of order) {
+    if (wanted.test(out.join("\n"))) break;
     out.push(...(await runChaosFlow(env, seed, k, { mutate, outage: null, outcomes: null })).violations);
+  }
   return out.join("\n");
 }
 
@@ -114,6 +131,7 @@ describe("a planted bug is found", { timeout: 300_000 }, () => {
   it("a sweep that finds no stalled claim: claims stuck after a lost timer or a crash", async () => {
     // With 5 receives before a DLQ (app/manifest.ts), SQS redelivery alone finishes more crashed work, so a claim only
     // the sweep could save takes more flows to appear; fewer with the compact crew's one step per claim (600, not 300).
+    // Flow 574 is the first of seed 2 that finds it (2026-12-07): the search starts there (575 flows were ~30 CPU-s).
     const wanted = /is stuck in (RECEIVED|RUNNING)/;
     expect(
       await violations(
@@ -121,6 +139,7 @@ describe("a planted bug is found", { timeout: 300_000 }, () => {
         600,
         (d: PipelineDeps) => ({ ...d, claims: { ...d.claims, listClaims: async () => ({ items: [] }) } }),
         wanted,
+        574,
       ),
     ).toMatch(wanted);
   });

@@ -50,6 +50,8 @@ afterAll(async () => {
 
 describe("reviews over HTTP", () => {
   const ids: string[] = [];
+  /** The claims the first case saw final as ESCALATE (the reviews the next cases list and decide). */
+  const escalatedIds: string[] = [];
 
   it(`decides ${CLAIMS} claims submitted at once on one order without ever passing the automatic limit`, async () => {
     const submitted = await Promise.all(
@@ -69,6 +71,7 @@ describe("reviews over HTTP", () => {
     const views = await Promise.all(ids.map((id) => finalClaim(serve, id)));
     const accepted = views.filter((v) => v.verdict === "ACCEPT");
     const escalated = views.filter((v) => v.verdict === "ESCALATE");
+    escalatedIds.push(...escalated.map((v) => String(v.claim_id)));
     expect(accepted.length + escalated.length).toBe(CLAIMS);
     // 5 × 100 EUR reach the 500 EUR limit exactly; everything else waits for a person.
     expect(accepted.length).toBeLessThanOrEqual(500 / AMOUNT);
@@ -107,10 +110,8 @@ describe("reviews over HTTP", () => {
       pages.push(...page.body.items);
       cursor = page.body.next_cursor;
     } while (cursor);
-    const escalated = (await Promise.all(ids.map((id) => serve.api("GET", `/claims/${id}`)))).filter(
-      (r) => r.body.verdict === "ESCALATE",
-    );
-    expect(pages.map((r) => r.claim_id).sort()).toEqual(escalated.map((r) => r.body.claim_id).sort());
+    expect(escalatedIds.length).toBeGreaterThan(0);
+    expect(pages.map((r) => r.claim_id).sort()).toEqual([...escalatedIds].sort());
     expect(pages.every((r) => r.status === "PENDING")).toBe(true);
     const times = pages.map((r) => r.requested_at);
     expect(times).toEqual([...times].sort());
@@ -123,7 +124,7 @@ describe("reviews over HTTP", () => {
       expect(bad.status, query).toBe(400);
       expect(bad.body.error).toMatchObject({ code: "INVALID_QUERY", issues: [{ path }] });
     }
-  });
+  }, 300_000); // a GET of each of the 100 claims and the pages: over 30 s at load 10
 
   it("decides every review exactly once when two reviewer desks act at once, and approves only what the order can still refund", async () => {
     const pending = (await serve.api("GET", "/reviews?limit=200", undefined, { as: "reviewer" })).body.items as {
