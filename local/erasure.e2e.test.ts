@@ -140,13 +140,6 @@ describe("a customer's erasure on claims serve", () => {
       "ESCALATE",
       "ACCEPT",
     ]);
-    console.log(
-      "REVIEWS",
-      JSON.stringify((await s.api("GET", "/reviews?status=PENDING", undefined, { as: "reviewer" })).body).slice(
-        0,
-        6000,
-      ),
-    );
     const approval = await s.api(
       "POST",
       `/claims/${reviewed}/review`,
