@@ -16,7 +16,7 @@ import { ERASED } from "../core/privacy/sealing.ts";
 import { createInProcessRuntime } from "../local/runtime.ts";
 import { runBatch } from "./batch.ts";
 import { eraseInRuns, exportCustomer, sweepRetention } from "./customer-data.ts";
-import { writeReportFor } from "./command-report.ts";
+import { writeReportFor } from "./report-run.ts";
 import { loadRunAudit, loadSealedRunAudit, writeRunAudit } from "./run-store.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;

@@ -104,6 +104,36 @@ export async function resolve(specifier, context, next) {
       }
     },
   );
+
+  it.each([
+    ["batch", "command-batch"],
+    ["serve", "command-serve"],
+    ["report", "command-report"],
+    ["replay", "command-report"],
+    ["erase", "command-customer-data"],
+    ["export", "command-customer-data"],
+  ])(
+    "`claims %s --help` loads its registration, not its run, the local stack, the pipeline nor the AWS SDK",
+    async (command, registration) => {
+      const dir = mkdtempSync(join(tmpdir(), "claims-registry-"));
+      try {
+        const log = hooks(dir);
+        const shown = await run(
+          process.execPath,
+          ["--import", pathToFileURL(join(dir, "register.mjs")).href, join(root, "bin/claims.mjs"), command, "--help"],
+          { cwd: root },
+        );
+        expect(shown.stdout).toContain(`Usage: claims ${command} [options]`);
+        const loaded = readFileSync(log, "utf8").split("\n");
+        expect(loaded.some((u) => u.endsWith(`/dist/cli/${registration}.js`))).toBe(true);
+        expect(
+          loaded.filter((u) => /-run\.js$|\/dist\/(local|pipeline|adapters|report)\/|\/zod\/|@aws-sdk|\.ts$/.test(u)),
+        ).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe("the build's freshness (scripts/build-cli.mjs)", () => {
