@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import { createAwsClients } from "../functions/composition/compose.ts";
+import { createLocalAwsClients } from "./local-clients.ts";
 import { servedVault } from "../adapters/vault/key-files.ts";
 import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { loadConfig } from "../functions/composition/config-file.ts";
@@ -47,7 +47,7 @@ for (const endpoint of [endpoints.dynamodb, endpoints.sqs, endpoints.events])
   if (direct[endpoint] === undefined) registerInProcessHandler(endpoint, relay.handlerFor(endpoint));
 
 const vault = setup.personalDataKeys === undefined ? undefined : servedVault(setup.personalDataKeys);
-const clients = createAwsClients({
+const clients = createLocalAwsClients({
   ...(vault === undefined ? {} : { personalData: vault }),
   dynamodb: localClientConfig(endpoints.dynamodb),
   sqs: localClientConfig(endpoints.sqs),

@@ -11,7 +11,7 @@ import { createJwtAuthorizer } from "./auth/oidc.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
 import { createBatchHandler } from "../functions/batch.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
-import { createAwsClients } from "../functions/composition/compose.ts";
+import { createLocalAwsClients } from "./local-clients.ts";
 import { loadConfig } from "../functions/composition/config-file.ts";
 import type { LogLevelName } from "../functions/observability/logger.ts";
 import { linkedResources, restrictedReader, sstResources } from "../functions/composition/resources.ts";
@@ -91,7 +91,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const vault =
     options.personalDataVault?.(emulators) ??
     (personalDataKeys === undefined ? undefined : servedVault(personalDataKeys));
-  const clients = createAwsClients({
+  const clients = createLocalAwsClients({
     ...(vault === undefined ? {} : { personalData: vault }),
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),
     sqs: localClientConfig(emulators.sqsEndpoint),
