@@ -43,7 +43,8 @@ import {
 } from "./consumers.ts";
 import { setSstResourceEnv } from "./resources.ts";
 import { lockStateDir } from "./state-lock.ts";
-import { keysDir, servedVault } from "../adapters/vault/key-files.ts";
+import { keysDir } from "../adapters/vault/key-files.ts";
+import { servedLocalVault } from "./key-store.ts";
 import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
@@ -90,7 +91,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     options.stateDir !== undefined && options.dataDir !== undefined ? keysDir(options.dataDir) : undefined;
   const vault =
     options.personalDataVault?.(emulators) ??
-    (personalDataKeys === undefined ? undefined : servedVault(personalDataKeys));
+    (personalDataKeys === undefined ? undefined : servedLocalVault(personalDataKeys));
   const clients = createLocalAwsClients({
     ...(vault === undefined ? {} : { personalData: vault }),
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),
