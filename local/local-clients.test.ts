@@ -13,7 +13,8 @@ function recordingHandler(seen: Seen[]): InProcessRequestHandler {
   return {
     metadata: { handlerProtocol: "http/1.1" },
     async handle(request) {
-      const body = typeof request.body === "string" ? request.body : new TextDecoder().decode(request.body);
+      const body =
+        typeof request.body === "string" ? request.body : new TextDecoder().decode(request.body as Uint8Array);
       seen.push({ headers: { ...request.headers }, body });
       const target = request.headers["x-amz-target"] ?? "";
       const answer = target.endsWith("GetItem")
