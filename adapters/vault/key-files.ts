@@ -15,7 +15,7 @@ export function keysDir(dataDir: string): string {
   return join(dataDir, "keys");
 }
 
-/** The vault of a process that stays up (`claims serve`): key files in `dir`, each read on every use (no key cached). */
+/** A vault over the key files in `dir`, each read on every use (no key cached); `claims serve` keeps them checked (local/key-store.ts). */
 export function servedVault(dir: string): PersonalDataVault {
   return envelopeVault(keyFileStore(dir), { cacheKeys: false });
 }
