@@ -95,7 +95,7 @@ export async function httpPhase(
 /** Clock ticks per second of /proc times (USER_HZ). */
 const TICKS_PER_SECOND = 100;
 
-/** The threads of `claims serve` the table tells apart (local/*-worker.mjs name theirs in /proc); V8's and libuv's helpers are "other". */
+/** The threads of `claims serve` the table tells apart (local/dynalite-worker.mjs and local/sqs-worker.mjs name theirs in /proc); V8's and libuv's helpers are "other". */
 export const SERVE_THREADS = ["main", "dynalite", "fauxqs", "handlers", "other"] as const;
 export type ServeThread = (typeof SERVE_THREADS)[number];
 
