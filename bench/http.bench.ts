@@ -4,7 +4,7 @@
 // process tree spends per claim in CPU, beside the same claims through the in-process pipeline, the two
 // taking turns round by round. Rules model, system clock, structured claims, every one an ACCEPT on its
 // own order.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -92,7 +92,54 @@ export async function httpPhase(
   return { claimIds, latenciesMs, wallMs: lastFinal - started, gets };
 }
 
-type Phases = { http: HttpPhase[]; clientCpuNs: number[]; inProcess: InProcessResult[] };
+/** Clock ticks per second of /proc times (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** The threads of `claims serve` the table tells apart (local/dynalite-worker.mjs and local/sqs-worker.mjs name theirs in /proc); V8's and libuv's helpers are "other". */
+export const SERVE_THREADS = ["main", "dynalite", "fauxqs", "handlers", "other"] as const;
+export type ServeThread = (typeof SERVE_THREADS)[number];
+
+/** CPU nanoseconds by thread of process `pid` from its tasks' stat lines ([tid, line]): the thread whose id is the pid is "main". */
+export function threadCpuNs(pid: number, tasks: readonly (readonly [number, string])[]): Record<ServeThread, number> {
+  const out = Object.fromEntries(SERVE_THREADS.map((t) => [t, 0])) as Record<ServeThread, number>;
+  for (const [tid, line] of tasks) {
+    const open = line.indexOf("(");
+    const close = line.lastIndexOf(")");
+    if (open < 0 || close < open) continue;
+    const name = line.slice(open + 1, close);
+    const f = line.slice(close + 2).split(" ");
+    // After the name: state(3) … utime(14) stime(15); f[0] is field 3.
+    const ticks = Number(f[11]) + Number(f[12]);
+    if (!Number.isFinite(ticks)) continue;
+    const thread: ServeThread =
+      tid === pid ? "main" : (SERVE_THREADS as readonly string[]).includes(name) ? (name as ServeThread) : "other";
+    out[thread] += (ticks / TICKS_PER_SECOND) * 1e9;
+  }
+  return out;
+}
+
+/** The threads of process `pid` now (Linux; none elsewhere). */
+function readThreads(pid: number): Record<ServeThread, number> {
+  const tasks: [number, string][] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`))
+      try {
+        tasks.push([Number(tid), readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")]);
+      } catch {
+        // the thread ended meanwhile
+      }
+  } catch {
+    // no /proc
+  }
+  return threadCpuNs(pid, tasks);
+}
+
+type Phases = {
+  http: HttpPhase[];
+  clientCpuNs: number[];
+  inProcess: InProcessResult[];
+  threads: Record<ServeThread, number>[];
+};
 
 /** The server over HTTP as a contender: its process tree's CPU is what a sample costs; this process (the client) is measured apart. */
 function httpContender(
@@ -104,14 +151,27 @@ function httpContender(
   label: string,
 ): Contender {
   let clientStart = 0;
+  let threadsStart = readThreads(serve.pid);
   return {
     name: `claims serve over HTTP, ${label}`,
     unitsPerOp: n,
     opsPerSample: 1,
     meter: () => ({ cpuNs: serve.cpuNs(), wallNs: performance.now() * 1e6 }),
-    before: () => void (clientStart = processMeter().cpuNs),
+    before: () => {
+      clientStart = processMeter().cpuNs;
+      threadsStart = readThreads(serve.pid);
+    },
     op: async () => void kept.http.push(await httpPhase(serve, nextOrders(), inFlight, label.replace(/\W+/g, "-"))),
-    after: () => void kept.clientCpuNs.push((processMeter().cpuNs - clientStart) / n),
+    after: () => {
+      kept.clientCpuNs.push((processMeter().cpuNs - clientStart) / n);
+      const now = readThreads(serve.pid);
+      kept.threads.push(
+        Object.fromEntries(SERVE_THREADS.map((t) => [t, (now[t] - threadsStart[t]) / n])) as Record<
+          ServeThread,
+          number
+        >,
+      );
+    },
   };
 }
 
@@ -129,6 +189,13 @@ function inProcessContender(n: number, mode: InProcessResult["mode"], kept: Phas
 
 const ms = (ns: number) => Number((ns / 1e6).toFixed(ns >= 1e8 ? 0 : ns >= 1e7 ? 1 : 2));
 const r1 = (x: number) => Math.round(x * 10) / 10;
+/** Each thread's lowest round, `main / dynalite / fauxqs / other` (with the handler thread's when it ran). */
+const threadsText = (rounds: readonly Record<ServeThread, number>[]): string => {
+  if (rounds.length === 0) return "–";
+  const low = (t: ServeThread) => Math.min(...rounds.map((r) => r[t]));
+  const shown = SERVE_THREADS.filter((t) => t !== "handlers" || low(t) > 0);
+  return shown.map((t) => `${t === "handlers" ? "handlers " : ""}${ms(low(t))}`).join(" / ");
+};
 
 /** Runs the HTTP bench (a fresh `claims serve` on a temporary config and data directory) and returns its markdown section. */
 export async function run(options: HttpBenchOptions = httpBenchOptions()): Promise<string> {
@@ -140,8 +207,8 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
   // HTTP_BENCH_NODE_ARGS: node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
   const nodeArgs = process.env.HTTP_BENCH_NODE_ARGS?.split(" ").filter(Boolean);
   const serve = await startServe({ configPath, dataDir: join(dir, "data"), ...(nodeArgs ? { nodeArgs } : {}) });
-  const load: Phases = { http: [], clientCpuNs: [], inProcess: [] };
-  const seq: Phases = { http: [], clientCpuNs: [], inProcess: [] };
+  const load: Phases = { http: [], clientCpuNs: [], inProcess: [], threads: [] };
+  const seq: Phases = { http: [], clientCpuNs: [], inProcess: [], threads: [] };
   let measured: ContenderResult[];
   try {
     // Ten claims first: the server's JIT and the emulators warm up.
@@ -181,6 +248,7 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
   for (const p of [load, seq]) {
     p.http.shift();
     p.clientCpuNs.shift();
+    p.threads.shift();
     p.inProcess.shift();
   }
   const [httpLoad, inLoad, httpSeq, inSeq] = measured as [
@@ -203,6 +271,7 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
       mode: `${options.claims} claims, ${options.inFlight} in flight`,
       phases: load.http,
       client: load.clientCpuNs,
+      threads: load.threads,
       http: httpLoad,
       inProcess: inLoad,
     },
@@ -210,6 +279,7 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
       mode: `${options.sequential} claims one at a time`,
       phases: seq.http,
       client: seq.clientCpuNs,
+      threads: seq.threads,
       http: httpSeq,
       inProcess: inSeq,
     },
@@ -221,6 +291,7 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
       r.phases.reduce((n, p) => n + p.gets, 0) / r.phases.reduce((n, p) => n + p.claimIds.length, 0),
     ),
     "server CPU ms/claim (low)": ms(r.http.lowCpuNs),
+    "server CPU by thread, ms/claim (low round): main / dynalite / fauxqs / other": threadsText(r.threads),
     "client CPU ms/claim (low)": ms(Math.min(...r.client)),
     "in-process CPU ms/claim (low)": ms(r.inProcess.lowCpuNs),
     "server ÷ in-process (per-round range)": ratioText(compare(r.http, r.inProcess)),
@@ -231,6 +302,7 @@ export async function run(options: HttpBenchOptions = httpBenchOptions()): Promi
     "Definitions:",
     "- **claims serve**: `node bin/claims.mjs serve --port 0` as a child process (a temporary data directory; `scenarios/config.yaml` with one order per bench claim added), rules model, system clock, log level ERROR (its one stdout line per HTTP request is kept: that is the product). A client in this process POSTs each claim (`{ claim }`, an `Idempotency-Key`) and polls `GET /claims/{id}` (first after 50 ms, then doubling to every 250 ms) until it reads DECIDED; every claim must be an ACCEPT with its refund executed (the full path). `inFlight` slots each submit their next claim once the last one is final.",
     "- **in process**: `createInProcessPipeline` (in-memory ports, the same services and rules model) on the same number of claims, built before each sample.",
+    "- **server CPU by thread**: the same CPU from /proc/<pid>/task: the main thread (HTTP front, handlers, SDK, bus), dynalite's and fauxqs's threads (named in /proc), V8's and libuv's helper threads (GC, compiler, LevelDB's jobs) as other; each the lowest round.",
     `- **Timing**: four contenders take turns (${options.rounds} rounds after a warm-up round, the order rotating). **server CPU** = CPU time of the serve process tree (/proc: the server, its threads, any process it starts) during the sample ÷ claims; **client CPU** = this process's (fetch, polling); **in-process CPU** = this process's; low = the lowest round. **claims/s** = claims ÷ (last final read − first POST), wall; **latency** = POST sent → final status read, so it includes up to one polling interval.`,
     "",
     formatTable([goalRow]),

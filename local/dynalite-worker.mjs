@@ -19,9 +19,18 @@
 //   rewritten without what was overwritten or deleted, as a restart used to do).
 import { Buffer } from "node:buffer";
 import { EventEmitter } from "node:events";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import process from "node:process";
 import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
+
+// This thread's name in /proc (Linux; elsewhere nothing), so per-thread CPU (`top -H`, the http bench) tells it apart.
+try {
+  writeFileSync("/proc/thread-self/comm", "dynalite");
+} catch {
+  // not Linux: the name is only for observing
+}
 
 const fromDynalite = createRequire(createRequire(import.meta.url).resolve("dynalite"));
 const abstractLevel = createRequire(fromDynalite.resolve("level"))("abstract-level");
@@ -55,6 +64,55 @@ level.Level = class KeptLevel extends level.Level {
     return super.detachResource(resource);
   }
 };
+// Table descriptions kept in memory (issue 37): dynalite reads the table's description from LevelDB (a read on libuv's
+// pool and a JSON decode) at the start of every item request. This thread is the only writer of the descriptions
+// (CreateTable, UpdateTable, DeleteTable write them through `tableDb`), so a description read for an item request is
+// kept until the next write of it, and a read that started before a write is not kept. Only the item requests' reads
+// (`checkStatus`, an ACTIVE or UPDATING table) are served from memory; those never change the description they are
+// handed, and the table requests still read their own copy from LevelDB.
+const dynaliteDb = fromDynalite("./db");
+const createStore = dynaliteDb.create;
+dynaliteDb.create = (options) => keepingTables(createStore(options));
+function keepingTables(store) {
+  const kept = new Map();
+  const writes = new Map();
+  const written = (name) => {
+    writes.set(name, (writes.get(name) ?? 0) + 1);
+    kept.delete(name);
+  };
+  const { tableDb } = store;
+  for (const method of ["put", "del"]) {
+    const original = tableDb[method];
+    tableDb[method] = function (key, ...rest) {
+      written(key);
+      return original.call(this, key, ...rest);
+    };
+  }
+  const batch = tableDb.batch;
+  tableDb.batch = function (operations, ...rest) {
+    for (const op of operations) written(op.key);
+    return batch.call(this, operations, ...rest);
+  };
+  const getTable = store.getTable;
+  store.getTable = function (name, checkStatus, cb) {
+    const done = typeof checkStatus === "function" ? checkStatus : cb;
+    if (!checkStatus) return getTable.call(this, name, checkStatus, cb);
+    const table = kept.get(name);
+    if (table !== undefined) return void process.nextTick(done, null, table);
+    const generation = writes.get(name) ?? 0;
+    return getTable.call(this, name, true, (error, found) => {
+      if (!error && (writes.get(name) ?? 0) === generation && /^(ACTIVE|UPDATING)$/.test(found?.TableStatus))
+        kept.set(name, found);
+      done(error, found);
+    });
+  };
+  const recreate = store.recreate;
+  store.recreate = function (...args) {
+    recreate.apply(this, args);
+    keepingTables(this);
+  };
+  return store;
+}
 const { default: dynalite } = await import("dynalite");
 
 const path = workerData?.path;

@@ -8,8 +8,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import { createAwsClients } from "../functions/composition/compose.ts";
-import { servedVault } from "../adapters/vault/key-files.ts";
+import { createLocalAwsClients } from "./local-clients.ts";
+import { servedLocalVault } from "./key-store.ts";
 import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { loadConfig } from "../functions/composition/config-file.ts";
 import type { FunctionKey, QueueRole } from "../app/manifest.ts";
@@ -46,8 +46,8 @@ const directClients = Object.entries(direct).map(([endpoint, port]) => {
 for (const endpoint of [endpoints.dynamodb, endpoints.sqs, endpoints.events])
   if (direct[endpoint] === undefined) registerInProcessHandler(endpoint, relay.handlerFor(endpoint));
 
-const vault = setup.personalDataKeys === undefined ? undefined : servedVault(setup.personalDataKeys);
-const clients = createAwsClients({
+const vault = setup.personalDataKeys === undefined ? undefined : servedLocalVault(setup.personalDataKeys);
+const clients = createLocalAwsClients({
   ...(vault === undefined ? {} : { personalData: vault }),
   dynamodb: localClientConfig(endpoints.dynamodb),
   sqs: localClientConfig(endpoints.sqs),

@@ -28,12 +28,14 @@ export async function startSqsEmulator(options: {
   region: string;
   keys: SigningKeys;
   journal?: QueueJournal;
+  /** Every request through fauxqs's Fastify app, none straight to its SQS router (sqs-worker.mjs; tests compare the two). */
+  viaApp?: boolean;
 }): Promise<SqsEmulator> {
   const journal = options.journal;
   const server = await startWorkerEmulator({
     name: "fauxqs",
     script: new URL("./sqs-worker.mjs", import.meta.url),
-    workerData: { region: options.region },
+    workerData: { region: options.region, ...(options.viaApp ? { viaApp: true } : {}) },
     keys: options.keys,
     ...(journal ? { observe: journalObserver(journal) } : {}),
   });

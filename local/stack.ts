@@ -11,7 +11,7 @@ import { createJwtAuthorizer } from "./auth/oidc.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
 import { createBatchHandler } from "../functions/batch.ts";
 import { createIntakeApiHandler } from "../functions/intake-api.ts";
-import { createAwsClients } from "../functions/composition/compose.ts";
+import { createLocalAwsClients } from "./local-clients.ts";
 import { loadConfig } from "../functions/composition/config-file.ts";
 import type { LogLevelName } from "../functions/observability/logger.ts";
 import { linkedResources, restrictedReader, sstResources } from "../functions/composition/resources.ts";
@@ -43,7 +43,8 @@ import {
 } from "./consumers.ts";
 import { setSstResourceEnv } from "./resources.ts";
 import { lockStateDir } from "./state-lock.ts";
-import { keysDir, servedVault } from "../adapters/vault/key-files.ts";
+import { keysDir } from "../adapters/vault/key-files.ts";
+import { servedLocalVault } from "./key-store.ts";
 import { openingSqsHandler } from "../adapters/vault/sealed-table.ts";
 import { ensureOwnerOnlyDir } from "./owner-only.ts";
 import type { StateLock } from "./state-lock.ts";
@@ -90,8 +91,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     options.stateDir !== undefined && options.dataDir !== undefined ? keysDir(options.dataDir) : undefined;
   const vault =
     options.personalDataVault?.(emulators) ??
-    (personalDataKeys === undefined ? undefined : servedVault(personalDataKeys));
-  const clients = createAwsClients({
+    (personalDataKeys === undefined ? undefined : servedLocalVault(personalDataKeys));
+  const clients = createLocalAwsClients({
     ...(vault === undefined ? {} : { personalData: vault }),
     dynamodb: localClientConfig(emulators.dynamodbEndpoint),
     sqs: localClientConfig(emulators.sqsEndpoint),

@@ -7,7 +7,7 @@ import { createDynamoPorts } from "../adapters/aws/index.ts";
 import type { DynamoPorts } from "../adapters/aws/index.ts";
 import type { SigningKeys } from "./auth/sigv4.ts";
 import type { PersonalDataVault } from "../pipeline/ports.ts";
-import { createAwsClients } from "../functions/composition/compose.ts";
+import { createLocalAwsClients } from "./local-clients.ts";
 import { localClientConfig, startTableEmulator } from "./emulators.ts";
 import { LocalStackError } from "./errors.ts";
 import { LOCAL_TABLE_NAME } from "./stack.ts";
@@ -60,7 +60,7 @@ export async function openStateStore(
     }
     source = `the files in ${stateDir}`;
   }
-  const clients = createAwsClients({
+  const clients = createLocalAwsClients({
     dynamodb: localClientConfig(endpoint, keys),
     ...(personalData ? { personalData } : {}),
   });

@@ -25,9 +25,20 @@ export interface DataKeyStore {
 
 const b64u = (b: Buffer): string => b.toString("base64url");
 
+/**
+ * The IV keys derived from the data keys a store hands out, by the key's own buffer: a store that keeps a key
+ * (`claims serve`'s checked key files, the KMS store's unwrapped keys) derives its IV key once, and the IV key lives
+ * no longer than the data key it came from (issue 37: an HKDF per seal).
+ */
+const IV_KEYS = new WeakMap<Buffer, Buffer>();
+
 /** The synthetic IV of `plaintext` under `subject`'s data key: deterministic, distinct for distinct texts. */
 export function syntheticIv(key: Buffer, subject: string, plaintext: string): Buffer {
-  const ivKey = Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), "pd1 synthetic iv", 32));
+  let ivKey = IV_KEYS.get(key);
+  if (ivKey === undefined) {
+    ivKey = Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), "pd1 synthetic iv", 32));
+    IV_KEYS.set(key, ivKey);
+  }
   const mac = createHmac("sha256", ivKey).update(subject, "utf8").update(Buffer.of(0)).update(plaintext, "utf8");
   return mac.digest().subarray(0, 12);
 }

@@ -15,14 +15,19 @@ export function keysDir(dataDir: string): string {
   return join(dataDir, "keys");
 }
 
-/** The vault of a process that stays up (`claims serve`): key files in `dir`, each read on every use (no key cached). */
+/** A vault over the key files in `dir`, each read on every use (no key cached); `claims serve` keeps them checked (local/key-store.ts). */
 export function servedVault(dir: string): PersonalDataVault {
   return envelopeVault(keyFileStore(dir), { cacheKeys: false });
 }
 
+/** The path of `subject`'s key files in `dir`, less the extension (`.key`, `.erased`): the SHA-256 of the subject. */
+export function keyFileBase(dir: string, subject: string): string {
+  return join(dir, createHash("sha256").update(subject, "utf8").digest("hex"));
+}
+
 /** Data keys as owner-only files in `dir` (created 0700 on first use). */
 export function keyFileStore(dir: string): DataKeyStore {
-  const name = (subject: string) => join(dir, createHash("sha256").update(subject, "utf8").digest("hex"));
+  const name = (subject: string) => keyFileBase(dir, subject);
   const ensureDir = () => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);

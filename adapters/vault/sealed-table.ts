@@ -101,21 +101,71 @@ export function claimOfItem(value: unknown): string | undefined {
  * all come back as they were is kept byte for byte (a conditional write comparing it sees no change).
  */
 async function sealDeep(value: unknown, seal: (t: string) => Promise<string>): Promise<unknown> {
-  if (typeof value === "string") {
-    const inner = parsedJson(value);
-    if (inner === undefined) return value;
-    if (personalFields(inner).length === 0) return value;
-    const sealed = JSON.stringify(await sealDeep(inner, seal));
-    return sealed === JSON.stringify(inner) ? value : sealed;
-  }
-  if (Array.isArray(value)) return Promise.all(value.map((v) => sealDeep(v, seal)));
-  if (!isObject(value)) return value;
-  // Expression values are named `:name`: the personal rule reads the name without its colon.
-  const named = Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/^:/, ""), v]));
-  const out: Json = {};
-  for (const [k, v] of Object.entries(value))
-    out[k] = typeof v === "string" && isPersonal(k.replace(/^:/, ""), named) ? await seal(v) : await sealDeep(v, seal);
-  return out;
+  return sealWalk(seal)(value);
+}
+
+/**
+ * The walk of `sealDeep` for one unit. Only what holds a personal field is walked with the vault (issue 37: every
+ * field of every item read and written went through an awaited call, the larger part of the sealing's CPU); the
+ * rest is kept as it is, which is what the walk made of it. A JSON string is parsed once per unit.
+ */
+function sealWalk(seal: (t: string) => Promise<string>): (value: unknown) => Promise<unknown> {
+  const parsed = new Map<string, unknown>();
+  /** The parsed JSON of `s` when it holds a personal field (the rule of a JSON string), else undefined. */
+  const personalJson = (s: string): unknown => {
+    if (!parsed.has(s)) {
+      const inner = parsedJson(s);
+      parsed.set(s, inner !== undefined && personalFields(inner).length > 0 ? inner : undefined);
+    }
+    return parsed.get(s);
+  };
+  /** Whether sealing `value` hands anything to `seal`. */
+  const holdsPersonal = (value: unknown): boolean => {
+    if (typeof value === "string") return personalJson(value) !== undefined;
+    if (Array.isArray(value)) return value.some(holdsPersonal);
+    if (!isObject(value)) return false;
+    let named: Json | undefined;
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v === "string" && isPersonal(k.replace(/^:/, ""), (named ??= namedOf(value)))) return true;
+      if (holdsPersonal(v)) return true;
+    }
+    return false;
+  };
+  const walk = async (value: unknown): Promise<unknown> => {
+    if (typeof value === "string") {
+      const inner = personalJson(value);
+      if (inner === undefined) return value;
+      const sealed = JSON.stringify(await walk(inner));
+      return sealed === JSON.stringify(inner) ? value : sealed;
+    }
+    if (!holdsPersonal(value)) return value;
+    if (Array.isArray(value)) return Promise.all(value.map(walk));
+    const record = value as Json;
+    const named = namedOf(record);
+    const out: Json = {};
+    for (const [k, v] of Object.entries(record))
+      out[k] =
+        typeof v === "string" && isPersonal(k.replace(/^:/, ""), named)
+          ? await seal(v)
+          : holdsPersonal(v)
+            ? await walk(v)
+            : v;
+    return out;
+  };
+  return walk;
+}
+
+/** An object's entries under their names (expression values are named `:name`: the personal rule reads the name). */
+const namedOf = (value: Json): Json =>
+  Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/^:/, ""), v]));
+
+/** Whether some string in `value` holds the sealed prefix (what openDeep could open). */
+function holdsToken(value: unknown): boolean {
+  if (typeof value === "string") return value.includes(SEALED_PREFIX);
+  if (Array.isArray(value)) return value.some(holdsToken);
+  if (!isObject(value)) return false;
+  for (const v of Object.values(value)) if (holdsToken(v)) return true;
+  return false;
 }
 
 /** Whether a field named `key` may hold a sealed field: only personal keys are ever sealed (a `reason` of a code too). */
@@ -133,19 +183,19 @@ async function openDeep(value: unknown, vault: PersonalDataVault, personal = fal
     const inner = parsedJson(value);
     return inner === undefined ? value : JSON.stringify(await openDeep(inner, vault));
   }
+  // Nothing that reads like a token below: as it is (issue 37: the walk awaited every field of every item read).
+  if (!holdsToken(value)) return value;
   if (Array.isArray(value)) return Promise.all(value.map((v) => openDeep(v, vault)));
   if (!isObject(value)) return value;
   const out: Json = {};
-  for (const [k, v] of Object.entries(value)) out[k] = await openDeep(v, vault, mayBeSealed(k));
+  for (const [k, v] of Object.entries(value)) out[k] = holdsToken(v) ? await openDeep(v, vault, mayBeSealed(k)) : v;
   return out;
 }
 
 /** One unit of a write (an item, an update, a message) sealed under its claim's key; one of no claim under `unattributed`. */
 async function sealUnit(unit: unknown, vault: PersonalDataVault): Promise<unknown> {
-  const text = typeof unit === "string" ? unit : JSON.stringify(unit ?? null);
-  if (!/claim_text|reason|note|customer_name|customer_email/.test(text)) return unit;
-  const subject = claimOfItem(unit) ?? "unattributed";
-  return sealDeep(unit, (t) => vault.seal(subject, t));
+  let subject: string | undefined;
+  return sealWalk((t) => vault.seal((subject ??= claimOfItem(unit) ?? "unattributed"), t))(unit);
 }
 
 /** A command's input with every written unit sealed: TransactWrite's items one by one, BatchWrite's puts, or the whole input. */

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { SendMessageCommand } from "@aws-sdk/client-sqs";
+import { createAwsClients } from "../functions/composition/compose.ts";
+import { createLocalAwsClients, LOCAL_SKIPPED_MIDDLEWARE } from "./local-clients.ts";
+import type { InProcessRequestHandler } from "./worker-channel.ts";
+
+type Seen = { headers: Record<string, string>; body: string };
+
+/** A request handler that records each request and answers like dynalite / fauxqs would for these calls. */
+function recordingHandler(seen: Seen[]): InProcessRequestHandler {
+  const encoder = new TextEncoder();
+  return {
+    metadata: { handlerProtocol: "http/1.1" },
+    async handle(request) {
+      const body =
+        typeof request.body === "string" ? request.body : new TextDecoder().decode(request.body as Uint8Array);
+      seen.push({ headers: { ...request.headers }, body });
+      const target = request.headers["x-amz-target"] ?? "";
+      const answer = target.endsWith("GetItem")
+        ? { Item: { pk: { S: "CLAIM#c1" }, sk: { S: "META" }, n: { N: "7" } } }
+        : target.endsWith("SendMessage")
+          ? { MessageId: "m1", MD5OfMessageBody: "ee7a1c4d2a5e2a6a0bfb3f5a8a3b9c62" }
+          : {};
+      return {
+        response: {
+          statusCode: 200,
+          headers: { "content-type": "application/x-amz-json-1.0", "x-amzn-requestid": "r1" },
+          body: encoder.encode(JSON.stringify(answer)),
+        },
+      };
+    },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs: () => ({}),
+  };
+}
+
+const config = (requestHandler: InProcessRequestHandler) => ({
+  endpoint: "http://127.0.0.1:1",
+  region: "us-east-1",
+  credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  requestHandler,
+});
+
+const names = (stack: { identify(): string[] }) => stack.identify().map((entry) => entry.split(" ")[0]);
+
+describe("the local stack's SDK clients", () => {
+  it("go without the logger, user-agent and trace-id middlewares, keeping retries, signing and serde", () => {
+    const clients = createLocalAwsClients({ dynamodb: config(recordingHandler([])) });
+    for (const client of [clients.dynamo, clients.sqs, clients.events]) {
+      const present = names(client.middlewareStack);
+      for (const skipped of LOCAL_SKIPPED_MIDDLEWARE) expect(present).not.toContain(skipped);
+      expect(present).toEqual(
+        expect.arrayContaining([
+          "serializerMiddleware",
+          "retryMiddleware",
+          "httpSigningMiddleware",
+          "deserializerMiddleware",
+        ]),
+      );
+    }
+  });
+
+  it("send the same DynamoDB request bodies and targets as the production clients, and read the same answers", async () => {
+    const production: Seen[] = [];
+    const local: Seen[] = [];
+    const prod = createAwsClients({ dynamodb: config(recordingHandler(production)) });
+    const trimmed = createLocalAwsClients({ dynamodb: config(recordingHandler(local)) });
+    const read: unknown[] = [];
+    for (const client of [prod.dynamo, trimmed.dynamo]) {
+      await client.send(
+        new PutCommand({
+          TableName: "t",
+          Item: { pk: "CLAIM#c1", sk: "META", amount: { minor: 29999, currency: "EUR" } },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      read.push((await client.send(new GetCommand({ TableName: "t", Key: { pk: "CLAIM#c1", sk: "META" } }))).Item);
+    }
+    expect(local.map((r) => [r.headers["x-amz-target"], r.body])).toEqual(
+      production.map((r) => [r.headers["x-amz-target"], r.body]),
+    );
+    expect(read[1]).toEqual({ pk: "CLAIM#c1", sk: "META", n: 7 });
+    expect(read[1]).toEqual(read[0]);
+    // What the skipped middlewares added: the SDK's user agent (the production client sends it).
+    expect(production[0]!.headers["x-amz-user-agent"] ?? production[0]!.headers["user-agent"]).toMatch(/aws-sdk-js/);
+    expect(local[0]!.headers["x-amz-user-agent"] ?? local[0]!.headers["user-agent"]).toBeUndefined();
+  });
+
+  it("send queue messages as the production SQS client does", async () => {
+    const production: Seen[] = [];
+    const local: Seen[] = [];
+    const prod = createAwsClients({ sqs: config(recordingHandler(production)) });
+    const trimmed = createLocalAwsClients({ sqs: config(recordingHandler(local)) });
+    const send = new SendMessageCommand({ QueueUrl: "http://127.0.0.1:1/000000000000/q", MessageBody: "hello" });
+    await prod.sqs.send(send).catch(() => undefined);
+    await trimmed.sqs.send(send).catch(() => undefined);
+    expect(local.map((r) => [r.headers["x-amz-target"], r.body])).toEqual(
+      production.map((r) => [r.headers["x-amz-target"], r.body]),
+    );
+    expect(local).toHaveLength(1);
+  });
+});
