@@ -296,6 +296,10 @@ describe("costLines", () => {
     // A fresh container per invocation: 6 Decrypts.
     close(perMillion(keyLines({ ...DEFAULT_COST_OPTIONS, keyDecrypts: "per invocation" })), 40 * 0.125 + 0.625 + 7 * 3);
     expect(keyLines().map((l) => l.unit)).toEqual(["RRU", "WRU", "requests", "requests"]);
+    // The timer composes no vault on AWS (no key link): whatever it looked up locally costs nothing there.
+    const timer = sample();
+    timer.invocations = { timer: { ...profile.invocations.orchestrator! } };
+    expect(costLines(timer).some((l) => l.service === "KMS" || l.item.startsWith("data_key:"))).toBe(false);
     // A profile without the count (from before issue 37) has no key lines.
     expect(costLines(sample()).some((l) => l.service === "KMS" || l.item.startsWith("data_key:"))).toBe(false);
   });

@@ -4,7 +4,7 @@
 // EventBridge, CloudWatch Logs (the handlers' lines, Lambda's platform lines, the API access log), the
 // step-timer path, client GETs, storage per month kept, and Step Functions Standard and Express as
 // the alternative orchestrators. `costTable` is the one table bench/RESULTS.md shows.
-import { eventSourceBatch, TIMER_BATCHING_WINDOW_SECONDS } from "../app/manifest.ts";
+import { eventSourceBatch, FUNCTIONS, LINKS, TIMER_BATCHING_WINDOW_SECONDS } from "../app/manifest.ts";
 import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, UNRECORDED_LOGGING } from "./lib/profile.ts";
 import type {
   AwsRequestsFile,
@@ -330,6 +330,13 @@ export function billedGbSeconds(invocations: number, totalMs: number, memoryMb: 
   return (invocations * perInvocation * memoryMb) / 1024 / 1000;
 }
 
+/**
+ * True when the function is linked to the personal-data key on AWS and so composes the vault (app/functions.ts): the
+ * timer and the authorizer are not (docs/customer-data.md), so they open nothing there, whatever the local stack did.
+ */
+export const composesVault = (fn: FunctionKey): boolean =>
+  Object.hasOwn(FUNCTIONS[fn as keyof typeof FUNCTIONS]?.access ?? {}, LINKS.personalDataKey);
+
 /** The data-key counts of two profiles added (absent on both: absent). */
 function keySum(p: InvocationUsage, u: InvocationUsage): Partial<InvocationUsage> {
   if (p.keyLookups === undefined && u.keyLookups === undefined) return {};
@@ -480,7 +487,7 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
       price: logPrice,
     });
     // The personal-data keys as `kmsKeyStore` serves them on AWS (issue 37; the local stack keeps them elsewhere).
-    if (usage.keyLookups !== undefined) {
+    if (usage.keyLookups !== undefined && composesVault(fn)) {
       const perInvocation = options.keyDecrypts === "per invocation";
       const decrypts = (perInvocation ? usage.keyDecryptsPerInvocation : usage.keyDecryptsPerFunction) ?? 0;
       push({
