@@ -279,6 +279,30 @@ describe("costLines", () => {
       "PutEvents entries (2 events in 1 requests)",
     ]);
   });
+
+  it("prices the data keys as kmsKeyStore serves them: GetItem per lookup, a key made, a Decrypt per container", () => {
+    const profile = sample();
+    profile.invocations.orchestrator = {
+      ...profile.invocations.orchestrator!,
+      keyLookups: 40,
+      keysMade: 1,
+      keyDecryptsPerInvocation: 6,
+      keyDecryptsPerFunction: 2,
+    };
+    const keyLines = (options = DEFAULT_COST_OPTIONS) =>
+      costLines(profile, options).filter((l) => l.service === "KMS" || l.item.startsWith("data_key:"));
+    // 40 RRU × $0.125/M + 1 WRU × $0.625/M + (1 GenerateDataKey + 2 Decrypts) × $3/M.
+    close(perMillion(keyLines()), 40 * 0.125 + 0.625 + 3 * 3);
+    // A fresh container per invocation: 6 Decrypts.
+    close(perMillion(keyLines({ ...DEFAULT_COST_OPTIONS, keyDecrypts: "per invocation" })), 40 * 0.125 + 0.625 + 7 * 3);
+    expect(keyLines().map((l) => l.unit)).toEqual(["RRU", "WRU", "requests", "requests"]);
+    // The timer composes no vault on AWS (no key link): whatever it looked up locally costs nothing there.
+    const timer = sample();
+    timer.invocations = { timer: { ...profile.invocations.orchestrator! } };
+    expect(costLines(timer).some((l) => l.service === "KMS" || l.item.startsWith("data_key:"))).toBe(false);
+    // A profile without the count (from before issue 37) has no key lines.
+    expect(costLines(sample()).some((l) => l.service === "KMS" || l.item.startsWith("data_key:"))).toBe(false);
+  });
 });
 
 describe("addProfiles", () => {

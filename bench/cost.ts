@@ -4,7 +4,7 @@
 // EventBridge, CloudWatch Logs (the handlers' lines, Lambda's platform lines, the API access log), the
 // step-timer path, client GETs, storage per month kept, and Step Functions Standard and Express as
 // the alternative orchestrators. `costTable` is the one table bench/RESULTS.md shows.
-import { eventSourceBatch, TIMER_BATCHING_WINDOW_SECONDS } from "../app/manifest.ts";
+import { eventSourceBatch, FUNCTIONS, LINKS, TIMER_BATCHING_WINDOW_SECONDS } from "../app/manifest.ts";
 import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, UNRECORDED_LOGGING } from "./lib/profile.ts";
 import type {
   AwsRequestsFile,
@@ -73,6 +73,10 @@ export const PRICES = {
     /** $ per GB-month stored (archived, compressed). */
     storageGbMonth: 0.03,
   },
+  kms: {
+    /** $ per KMS API request (GenerateDataKey, Decrypt: $0.03 per 10,000 symmetric requests). */
+    request: 0.03 / 10_000,
+  },
   stepFunctions: {
     /** $ per state transition of a Standard workflow ($0.025 per 1,000). */
     standardTransition: 0.025 / 1000,
@@ -87,7 +91,10 @@ export const PRICES = {
 
 /** Where each price was checked (bench/RESULTS.md cites these). */
 export const PRICE_SOURCES: Readonly<
-  Record<"lambda" | "sqs" | "dynamodb" | "eventBridge" | "apiGateway" | "cloudWatchLogs" | "stepFunctions", string>
+  Record<
+    "lambda" | "sqs" | "dynamodb" | "eventBridge" | "apiGateway" | "cloudWatchLogs" | "kms" | "stepFunctions",
+    string
+  >
 > = {
   lambda: "aws.amazon.com/lambda/pricing (arm64 $0.20/M requests, $0.0000133334/GB-s, 1 ms billing)",
   sqs: "aws.amazon.com/sqs/pricing (standard $0.40/M, FIFO $0.50/M; every 64 KB chunk is a request)",
@@ -97,6 +104,7 @@ export const PRICE_SOURCES: Readonly<
   apiGateway: "aws.amazon.com/api-gateway/pricing (HTTP API $1.00/M, first 300 M)",
   cloudWatchLogs:
     "aws.amazon.com/cloudwatch/pricing (vended logs $0.50/GB ingested for the first 10 TB, Lambda tiered pricing since 2025-05-01; $0.03/GB-month archived)",
+  kms: "aws.amazon.com/kms/pricing ($0.03 per 10,000 requests; GenerateDataKey and Decrypt are requests)",
   stepFunctions:
     "aws.amazon.com/step-functions/pricing (Standard $0.025/1,000 transitions; Express $1.00/M requests + $0.06/GB-hour, 100 ms and 64 MB increments)",
 };
@@ -193,7 +201,7 @@ export const LOG_BYTES = {
 export type CostCategory = "orchestration" | "work";
 
 /** A service on the bill. */
-export type Service = "API Gateway" | "Lambda" | "SQS" | "DynamoDB" | "EventBridge" | "CloudWatch Logs";
+export type Service = "API Gateway" | "Lambda" | "SQS" | "DynamoDB" | "EventBridge" | "CloudWatch Logs" | "KMS";
 
 /** One line of the bill for one claim. */
 export type CostLine = {
@@ -219,6 +227,12 @@ export type CostOptions = {
   apiRoute: "POST" | "GET";
   /** How the deployment logs: Lambda's platform lines are written below WARN only; success lines at their sample rate. */
   logging: LoggingConfig;
+  /**
+   * Which Lambda container unwraps a claim's data key (one KMS Decrypt each, issue 37): a fresh one per invocation
+   * (low traffic: containers are reaped between a claim's steps) or one per function and claim (under load: warm
+   * containers, each step of a claim in one). Absent: per function and claim.
+   */
+  keyDecrypts?: "per invocation" | "per function and claim";
 };
 
 /** The default options: measured batch fill, no LLM wait (rules model), POST /claims, every log line written (Lambda's defaults). */
@@ -286,6 +300,7 @@ export function addProfiles(a: ClaimProfile, b: ClaimProfile): ClaimProfile {
           metricLines: (p.metricLines ?? 0) + (u.metricLines ?? 0),
           metricBytes: (p.metricBytes ?? 0) + (u.metricBytes ?? 0),
           ...eventSourceSum(p, u),
+          ...keySum(p, u),
         }
       : { ...u, calls: { ...u.calls } };
   }
@@ -313,6 +328,26 @@ export function billedGbSeconds(invocations: number, totalMs: number, memoryMb: 
   if (invocations === 0) return 0;
   const perInvocation = Math.ceil(totalMs / invocations / PRICES.lambda.granularityMs) * PRICES.lambda.granularityMs;
   return (invocations * perInvocation * memoryMb) / 1024 / 1000;
+}
+
+/**
+ * True when the function is linked to the personal-data key on AWS and so composes the vault (app/functions.ts): the
+ * timer and the authorizer are not (docs/customer-data.md), so they open nothing there, whatever the local stack did.
+ */
+export const composesVault = (fn: FunctionKey): boolean =>
+  Object.hasOwn(FUNCTIONS[fn as keyof typeof FUNCTIONS]?.access ?? {}, LINKS.personalDataKey);
+
+/** The data-key counts of two profiles added (absent on both: absent). */
+function keySum(p: InvocationUsage, u: InvocationUsage): Partial<InvocationUsage> {
+  if (p.keyLookups === undefined && u.keyLookups === undefined) return {};
+  const add = (k: "keyLookups" | "keysMade" | "keyDecryptsPerInvocation" | "keyDecryptsPerFunction") =>
+    (p[k] ?? 0) + (u[k] ?? 0);
+  return {
+    keyLookups: add("keyLookups"),
+    keysMade: add("keysMade"),
+    keyDecryptsPerInvocation: add("keyDecryptsPerInvocation"),
+    keyDecryptsPerFunction: add("keyDecryptsPerFunction"),
+  };
 }
 
 /** The event source's measured requests of two profiles added (absent on both: absent, one of each per invocation). */
@@ -451,6 +486,43 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
       unit: "bytes",
       price: logPrice,
     });
+    // The personal-data keys as `kmsKeyStore` serves them on AWS (issue 37; the local stack keeps them elsewhere).
+    if (usage.keyLookups !== undefined && composesVault(fn)) {
+      const perInvocation = options.keyDecrypts === "per invocation";
+      const decrypts = (perInvocation ? usage.keyDecryptsPerInvocation : usage.keyDecryptsPerFunction) ?? 0;
+      push({
+        service: "DynamoDB",
+        item: `data_key: ${fn} key lookups (${n3(usage.keyLookups)} consistent GetItem, 1 RRU each)`,
+        category: "work",
+        units: usage.keyLookups,
+        unit: "RRU",
+        price: PRICES.dynamodb.rru,
+      });
+      push({
+        service: "DynamoDB",
+        item: `data_key: ${fn} new keys (${n3(usage.keysMade ?? 0)} PutItem)`,
+        category: "work",
+        units: usage.keysMade ?? 0,
+        unit: "WRU",
+        price: PRICES.dynamodb.wru,
+      });
+      push({
+        service: "KMS",
+        item: `${fn} GenerateDataKey (new keys)`,
+        category: "work",
+        units: usage.keysMade ?? 0,
+        unit: "requests",
+        price: PRICES.kms.request,
+      });
+      push({
+        service: "KMS",
+        item: `${fn} Decrypt (a container per ${perInvocation ? "invocation" : "function and claim"})`,
+        category: "work",
+        units: decrypts,
+        unit: "requests",
+        price: PRICES.kms.request,
+      });
+    }
     if (writesPlatformLines(options.logging.systemLogLevel)) {
       push({
         service: "CloudWatch Logs",
@@ -714,6 +786,10 @@ export type CostSummary = {
   /** The handlers' lines, Lambda's platform lines, the API access log (all CloudWatch Logs ingestion). */
   logs: { handler: number; metrics: number; platform: number; access: number };
   timerPath: number | undefined;
+  /** The personal-data keys as `kmsKeyStore` serves them (issue 37): key-item reads and writes, KMS requests. */
+  keys: number;
+  /** The same at low traffic: a fresh container per invocation, so a KMS Decrypt per (invocation, subject). */
+  keysLowTraffic: number;
   allIn: number;
   llmWait: Record<1 | 3, number>;
   perGet: number;
@@ -725,6 +801,9 @@ export type CostSummary = {
   standard: { transitions: number; orchestration: number; total: number };
   express: Record<0 | 1 | 3, { orchestration: number; total: number; durationMs: number }>;
 };
+
+/** A line of the personal-data keys (issue 37): the key item's reads and writes, the KMS requests. */
+const isKeyLine = (l: CostLine): boolean => l.service === "KMS" || l.item.startsWith("data_key:");
 
 /** A claim's profile with its step-timer path added (when measured). */
 export const withTimerPath = (file: AwsRequestsFile, p: ClaimProfile): ClaimProfile =>
@@ -745,7 +824,7 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
   const allLines = [...claimLines, ...(timerLines ?? [])];
   const allIn = perMillion(allLines);
   const isLog = (l: CostLine) => l.service === "CloudWatch Logs";
-  const services: Partial<Record<Service, number>> = byService(claimLines.filter((l) => !isLog(l)));
+  const services: Partial<Record<Service, number>> = byService(claimLines.filter((l) => !isLog(l) && !isKeyLine(l)));
   const logOf = (pick: (l: CostLine) => boolean) => perMillion(claimLines.filter((l) => isLog(l) && pick(l)));
   const getLines = costLines(file.poll, { ...base, apiRoute: "GET" });
   const orchestration = perMillion(allLines.filter((l) => l.category === "orchestration"));
@@ -762,6 +841,13 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
       durationMs: e.durationMs,
     };
   };
+  // At low traffic every timer is alone in its batching window too: its own invocation, receive and delete; and
+  // every invocation is a fresh container, which unwraps each key it finds (a KMS Decrypt).
+  const lowBase: CostOptions = { ...base, batchFill: 1, keyDecrypts: "per invocation" };
+  const lowTrafficLines = [
+    ...costLines(file.sequential[kind], lowBase),
+    ...(file.timerPath ? costLines(file.timerPath, lowBase) : []),
+  ];
   const gzipRatio = file.logs.bytes > 0 ? file.logs.gzipBytes / file.logs.bytes : 0;
   return {
     services,
@@ -772,14 +858,12 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
       access: logOf((l) => l.item.startsWith("API access log")),
     },
     timerPath: timerLines ? perMillion(timerLines) : undefined,
+    keys: perMillion(claimLines.filter(isKeyLine)),
+    keysLowTraffic: perMillion(lowTrafficLines.filter(isKeyLine)),
     allIn,
     llmWait: { 1: llmWait(1), 3: llmWait(3) },
     perGet: perMillion(getLines),
-    // At low traffic every timer is alone in its batching window too: its own invocation, receive and delete.
-    lowTraffic: perMillion([
-      ...costLines(file.sequential[kind], { ...base, batchFill: 1 }),
-      ...(file.timerPath ? costLines(file.timerPath, { ...base, batchFill: 1 }) : []),
-    ]),
+    lowTraffic: perMillion(lowTrafficLines),
     storage: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio),
     storageAfterHorizon: storagePerMonth(file.stored, logBytesOf(allLines), gzipRatio, true),
     orchestration,
@@ -842,8 +926,14 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
       line: "DynamoDB: reads and writes (table + gsi1)",
       values: svc("DynamoDB"),
       basis:
-        "measured consumed capacity (dynalite, ReturnConsumedCapacity); gsi1 writes estimated from the written item (projection ALL); a failed conditional write counted as 1 WRU",
+        "measured consumed capacity (dynalite, ReturnConsumedCapacity); gsi1 writes estimated from the written item (projection ALL); a failed conditional write counted as 1 WRU; the data-key items in the next row",
       price: p.dynamodb,
+    },
+    {
+      line: "Personal-data keys on AWS (kmsKeyStore): key-item reads and writes, KMS",
+      values: v((x) => x.keys),
+      basis: `measured data-key lookups per claim (bench/lib/key-lookups.ts; none counted in a profile from before issue 37's count: 0 there), priced as adapters/aws/kms-keys.ts serves them: each a consistent GetItem of the key item (1 RRU), each new key a KMS GenerateDataKey + a PutItem (1 WRU), a KMS Decrypt per Lambda container and claim — assumed one container per function and claim under load (warm containers; low traffic: one per invocation, ${s.map((x) => money(x.keysLowTraffic)).join("/")} in the low-traffic row)`,
+      price: `${p.kms}; ${p.dynamodb}`,
     },
     {
       line: "EventBridge: PutEvents",

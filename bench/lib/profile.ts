@@ -90,6 +90,16 @@ export type InvocationUsage = {
    */
   eventSourceReceives?: number;
   eventSourceDeletes?: number;
+  /**
+   * The vault's data-key lookups per claim (issue 37: on AWS each is a consistent GetItem of the key item,
+   * adapters/aws/kms-keys.ts), the keys made per claim (a KMS GenerateDataKey + PutItem), and the KMS Decrypts it
+   * would take per claim with a fresh container per invocation (distinct invocation and subject pairs whose key was
+   * found, not made there) or one container per function and claim (distinct subjects found). Absent: none counted.
+   */
+  keyLookups?: number;
+  keysMade?: number;
+  keyDecryptsPerInvocation?: number;
+  keyDecryptsPerFunction?: number;
 };
 
 /** `loaded` with each function's `cpuMs` replaced by the CPU per record of `alone` (measured one claim at a time) × its records. */

@@ -12,6 +12,7 @@ import { apiEvent, CONFIG_PATH } from "../../local/testing/stack-fixture.ts";
 import { startLocalStack } from "../../local/stack.ts";
 import type { LocalStack } from "../../local/stack.ts";
 import { claimBody } from "./claims.ts";
+import { countedVault } from "./key-lookups.ts";
 import type { ClaimKind, QueueRole } from "./profile.ts";
 import { createUsageRecorder } from "./usage.ts";
 import type { Tag, UsageRecorder } from "./usage.ts";
@@ -76,6 +77,10 @@ export async function startBenchStack(orders: readonly Order[], options: BenchSt
     settleTimeoutMs: SETTLE_MS,
     // The cost model prices the default deployment, which has no refund executor (PAYMENT_PROVIDER unset).
     payments: { executor: false },
+    // Recording: personal data sealed as on AWS, each data-key lookup counted against its invocation (issue 37).
+    ...(recorder
+      ? { personalDataVault: () => countedVault((subject, outcome) => recorder.noteKeyLookup(subject, outcome)) }
+      : {}),
     onBusEvent: (rule) => {
       bus[rule] = (bus[rule] ?? 0) + 1;
     },

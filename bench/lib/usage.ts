@@ -199,6 +199,16 @@ export type InvocationRecord = {
   /** CloudWatch Embedded Metric Format lines (Powertools Metrics) written during the invocation, and their bytes. */
   metricLines: number;
   metricBytes: number;
+  /**
+   * The vault's data-key lookups during the invocation (`DataKeyStore.key`, one per seal or open): how many, how many
+   * made a new key, and the subjects whose existing key was found (a KMS Decrypt on AWS in a container that has not
+   * unwrapped it yet). Absent: none.
+   */
+  keyLookups?: number;
+  keysMade?: number;
+  keySubjectsFound?: readonly string[];
+  /** The subjects whose key the invocation made (its container then holds the key unwrapped). */
+  keySubjectsMade?: readonly string[];
 };
 
 type Ctx = {
@@ -216,6 +226,10 @@ type Ctx = {
   successBytes: number;
   metricLines: number;
   metricBytes: number;
+  keyLookups: number;
+  keysMade: number;
+  keySubjectsFound: Set<string>;
+  keySubjectsMade: Set<string>;
 };
 
 /** True for an Embedded Metric Format line (Powertools Metrics: JSON with the `_aws` metadata CloudWatch turns into metrics). */
@@ -399,6 +413,10 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
       successBytes: 0,
       metricLines: 0,
       metricBytes: 0,
+      keyLookups: 0,
+      keysMade: 0,
+      keySubjectsFound: new Set(),
+      keySubjectsMade: new Set(),
     };
     const start = performance.now();
     try {
@@ -419,6 +437,10 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
         successBytes: ctx.successBytes,
         metricLines: ctx.metricLines,
         metricBytes: ctx.metricBytes,
+        keyLookups: ctx.keyLookups,
+        keysMade: ctx.keysMade,
+        keySubjectsFound: [...ctx.keySubjectsFound].filter((s) => !ctx.keySubjectsMade.has(s)),
+        keySubjectsMade: [...ctx.keySubjectsMade],
       });
     }
   }
@@ -465,6 +487,17 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
     },
     runAs,
     captureLogs,
+    /** Counts one data-key lookup against the invocation it runs in (outside any invocation: not counted). */
+    noteKeyLookup(subject: string, outcome: "made" | "found" | "none" | "erased"): void {
+      const ctx = als.getStore();
+      if (!ctx) return;
+      ctx.keyLookups += 1;
+      if (outcome === "made") {
+        ctx.keysMade += 1;
+        ctx.keySubjectsMade.add(subject);
+      }
+      if (outcome === "found") ctx.keySubjectsFound.add(subject);
+    },
     /** Every log line captured so far (for their compressed size) and how many were written outside any invocation. */
     logs: (): { text: readonly string[]; outsideLines: number } => ({ text: logText, outsideLines: outsideLogLines }),
     /** Wraps a queue consumer so every invocation runs as its function (a crew-events batch of ticks only is tagged "tick"). */
@@ -575,8 +608,17 @@ export function summarise(
     }
   }
   const invocations: Partial<Record<FunctionKey, InvocationUsage>> = {};
+  // Per function: the subjects whose existing key it found, and those it made (one container per function and claim).
+  const keysFound = new Map<FunctionKey, Set<string>>();
+  const keysMadeBy = new Map<FunctionKey, Set<string>>();
   for (const inv of data.invocations) {
     if (!mine(inv.tag)) continue;
+    const found = keysFound.get(inv.fn) ?? new Set<string>();
+    for (const s of inv.keySubjectsFound ?? []) found.add(s);
+    keysFound.set(inv.fn, found);
+    const made = keysMadeBy.get(inv.fn) ?? new Set<string>();
+    for (const s of inv.keySubjectsMade ?? []) made.add(s);
+    keysMadeBy.set(inv.fn, made);
     const u = (invocations[inv.fn] ??= {
       invocations: 0,
       records: 0,
@@ -605,6 +647,16 @@ export function summarise(
     u.successBytes = (u.successBytes ?? 0) + per(inv.successBytes ?? 0);
     u.metricLines = (u.metricLines ?? 0) + per(inv.metricLines ?? 0);
     u.metricBytes = (u.metricBytes ?? 0) + per(inv.metricBytes ?? 0);
+    if (inv.keyLookups !== undefined && inv.keyLookups > 0) {
+      u.keyLookups = (u.keyLookups ?? 0) + per(inv.keyLookups);
+      u.keysMade = (u.keysMade ?? 0) + per(inv.keysMade ?? 0);
+      u.keyDecryptsPerInvocation = (u.keyDecryptsPerInvocation ?? 0) + per(inv.keySubjectsFound?.length ?? 0);
+    }
+  }
+  for (const [fn, found] of keysFound) {
+    const u = invocations[fn];
+    const made = keysMadeBy.get(fn) ?? new Set<string>();
+    if (u?.keyLookups !== undefined) u.keyDecryptsPerFunction = per([...found].filter((s) => !made.has(s)).length);
   }
   const busDeliveries =
     tag === undefined ? Object.fromEntries(Object.entries(data.busDeliveries).map(([k, v]) => [k, per(v)])) : {};
