@@ -38,6 +38,7 @@ import type { ReviewRecord } from "../core/kernel/review.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { AuditEvent, Order } from "../core/integrity/index.ts";
 import { seedOrders } from "../adapters/aws/index.ts";
+import { scannedVerdictRecord } from "../adapters/aws/dynamo-verdicts.ts";
 import { QUEUES } from "../app/manifest.ts";
 import type { QueueRole } from "../app/manifest.ts";
 import { createFaultInjector, readJournal } from "../local/testing/fault-injection.ts";
@@ -958,9 +959,9 @@ async function scanVerdicts(stack: LocalStack): Promise<Map<string, StoredVerdic
     );
     for (const i of page.Items ?? []) {
       const v: StoredVerdict = {
-        idempotency_key: String(i.pk),
+        idempotency_key: String(i.pk).replace(/^VERDICT#/, ""),
         claim_id: String(i.claim_id),
-        record: JSON.parse(String(i.record)) as StoredVerdict["record"],
+        record: scannedVerdictRecord(i),
         layer: Number(i.layer),
         checks: [],
         execution: i.execution as StoredVerdict["execution"],

@@ -55,6 +55,14 @@ function recordOfText(text: string, claimId: string, key: string): VerdictRecord
   } as VerdictRecord;
 }
 
+/**
+ * The record of a verdict item read raw (a table scan, as the fault and chaos checks read it): the ids its text leaves
+ * out filled in from the item, as the store's own reads fill them.
+ */
+export function scannedVerdictRecord(item: Record<string, unknown>): VerdictRecord {
+  return recordOfText(String(item.record), String(item.claim_id), String(item.pk).replace(/^VERDICT#/, ""));
+}
+
 /** The documents kept in the body, in the order they are written. */
 const BODY_FIELDS = ["checks", "events", "review", "audit"] as const;
 type Body = Partial<Pick<StoredVerdict, (typeof BODY_FIELDS)[number]>>;

@@ -22,6 +22,7 @@ import { InjectedCrashError, InvariantViolationError, LocalStackError } from "..
 import { LOCAL_TABLE_NAME } from "../stack.ts";
 import type { LocalStack } from "../stack.ts";
 import { readOrder } from "../../core/kernel/order-view.ts";
+import { scannedVerdictRecord } from "../../adapters/aws/dynamo-verdicts.ts";
 
 /** The side-effecting methods of each port a handler gets; a crash is injected right after one of them succeeded. */
 export const SIDE_EFFECTS = {
@@ -523,7 +524,7 @@ export async function assertInvariants(
       claim_id: String(i.claim_id),
       execution: i.execution as StoredVerdict["execution"],
       published: i.published === true,
-      verdict_id: (JSON.parse(String(i.record)) as { verdict_id: string }).verdict_id,
+      verdict_id: scannedVerdictRecord(i).verdict_id,
     }));
   // Every ledger (real refunds under LEDGER, a simulation's under LEDGER#SIM#…) that holds a refund.
   const ledgers = items
