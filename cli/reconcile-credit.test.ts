@@ -1,27 +1,13 @@
 // `claims reconcile` labels store credit apart from cash (issue 33, docs/returns.md#outcomes): a credit is no money
 // paid back, so the cash totals never count it, each credit says so on its line, and its retry stays credit.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cashAndCredit, creditExecutions, settlementFacts } from "./reconcile.ts";
+import { reconcileJournal } from "./reconcile.test-kit.ts";
 
-const run = promisify(execFile);
-const bin = join(new URL("..", import.meta.url).pathname, "bin/claims.mjs");
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function reconcile(lines: unknown[], args: string[] = []) {
-  const dir = mkdtempSync(join(tmpdir(), "claims-reconcile-credit-"));
-  dirs.push(dir);
-  writeFileSync(join(dir, "events.jsonl"), lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
-  const { stdout } = await run(process.execPath, [bin, "reconcile", "--data-dir", dir, ...args], {
-    env: { ...process.env, NO_COLOR: "1" },
-  });
+/** The stdout of `claims reconcile`, which these journals always pass (exit 0). */
+async function reconcile(lines: unknown[], args: string[] = []): Promise<string> {
+  const { code, stdout } = await reconcileJournal(lines, args);
+  expect(code, stdout).toBe(0);
   return stdout;
 }
 

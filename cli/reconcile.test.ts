@@ -1,32 +1,7 @@
 // `claims reconcile` as a user runs it (a child process of bin/claims.mjs) on a bus journal written here.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { reconcileJournal as reconcile, runClaims, tempDataDir } from "./reconcile.test-kit.ts";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
-
-const run = promisify(execFile);
-const bin = join(new URL("..", import.meta.url).pathname, "bin/claims.mjs");
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function reconcile(lines: unknown[], args: string[] = []) {
-  const dir = mkdtempSync(join(tmpdir(), "claims-reconcile-"));
-  dirs.push(dir);
-  writeFileSync(join(dir, "events.jsonl"), lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
-  try {
-    const { stdout } = await run(process.execPath, [bin, "reconcile", "--data-dir", dir, ...args], {
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    return { code: 0, stdout };
-  } catch (e) {
-    const err = e as { code: number; stdout: string };
-    return { code: err.code, stdout: err.stdout };
-  }
-}
 
 const now = new Date().toISOString();
 const executed = (id: string, amount: number, extra: Record<string, unknown> = {}, time = now) => ({
@@ -158,14 +133,8 @@ describe("claims reconcile", () => {
   });
 
   it("exits 2 naming the missing journal and how to get one when the data directory has none", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "claims-reconcile-"));
-    dirs.push(dir);
-    const failed = await run(process.execPath, [bin, "reconcile", "--data-dir", dir], {
-      env: { ...process.env, NO_COLOR: "1" },
-    }).then(
-      () => ({ code: 0, stderr: "" }),
-      (e: { code: number; stderr: string }) => e,
-    );
+    const dir = tempDataDir();
+    const failed = await runClaims(["reconcile", "--data-dir", dir]);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toContain(`no bus journal at ${join(dir, "events.jsonl")}`);
     expect(failed.stderr).toMatch(/batch --in-process keeps no journal/);

@@ -48,6 +48,17 @@ function pipeline(returns: ClaimsContract["returns"]) {
 // ord_001: electronics, 299.99, bought 3 days before START.
 const CLAIM = { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Arrived broken" } };
 
+/** The process dies once as it opens a review (the claim has moved already); the next opening works. The review store. */
+function crashOnceOpeningReview(t: ReturnType<typeof pipeline>) {
+  const reviews = t.p.deps.reviews;
+  const openReview = reviews.openReview.bind(reviews);
+  reviews.openReview = async () => {
+    reviews.openReview = openReview;
+    throw new Error("crashed");
+  };
+  return reviews;
+}
+
 describe("a return-required ACCEPT", () => {
   it("reserves the refund, announces ReturnRequested and waits AWAITING_RETURN, paying nothing yet", async () => {
     const t = pipeline({ return_required: true, pay_on: "delivered", return_deadline_days: 10 });
@@ -279,12 +290,7 @@ describe("replay of a return that went to a person", () => {
     const t = pipeline({ return_required: true, pay_on: "inspected" });
     await t.p.decide(CLAIM, { claimId: "clm_r" });
     // The process dies as it opens the review: the claim has moved to NEEDS_REVIEW already (chaos seed 7731, flow 466).
-    const reviews = t.p.deps.reviews;
-    const openReview = reviews.openReview.bind(reviews);
-    reviews.openReview = async () => {
-      reviews.openReview = openReview;
-      throw new Error("crashed");
-    };
+    const reviews = crashOnceOpeningReview(t);
     const at = new Date(t.now()).toISOString();
     await expect(t.post("inspected_failed", "ev9", at)).rejects.toThrow("crashed");
     expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ status: "NEEDS_REVIEW" });
@@ -356,12 +362,7 @@ describe("the sweep completes a return a crash cut off after the claim moved (no
   it("opens the review of a failed inspection a crash cut off, though the warehouse posts nothing more", async () => {
     const t = pipeline({ return_required: true, pay_on: "inspected" });
     await t.p.decide(CLAIM, { claimId: "clm_r" });
-    const reviews = t.p.deps.reviews;
-    const openReview = reviews.openReview.bind(reviews);
-    reviews.openReview = async () => {
-      reviews.openReview = openReview;
-      throw new Error("crashed");
-    };
+    const reviews = crashOnceOpeningReview(t);
     await expect(t.post("inspected_failed", "ev9")).rejects.toThrow("crashed");
     expect(await t.p.claims.getClaim("clm_r")).toMatchObject({ status: "NEEDS_REVIEW" });
     expect(await reviews.getReview("clm_r")).toBeUndefined();
