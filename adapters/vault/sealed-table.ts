@@ -119,17 +119,25 @@ function sealWalk(seal: (t: string) => Promise<string>): (value: unknown) => Pro
     }
     return parsed.get(s);
   };
-  /** Whether sealing `value` hands anything to `seal`. */
+  /** Whether sealing `value` hands anything to `seal`; remembered per object for the unit (the walk asks again below). */
+  const holds = new WeakMap<object, boolean>();
   const holdsPersonal = (value: unknown): boolean => {
     if (typeof value === "string") return personalJson(value) !== undefined;
-    if (Array.isArray(value)) return value.some(holdsPersonal);
-    if (!isObject(value)) return false;
-    let named: Json | undefined;
-    for (const [k, v] of Object.entries(value)) {
-      if (typeof v === "string" && isPersonal(k.replace(/^:/, ""), (named ??= namedOf(value)))) return true;
-      if (holdsPersonal(v)) return true;
-    }
-    return false;
+    if (value === null || typeof value !== "object") return false;
+    const known = holds.get(value);
+    if (known !== undefined) return known;
+    let found = false;
+    if (Array.isArray(value)) found = value.some(holdsPersonal);
+    else if (isObject(value))
+      for (const k in value) {
+        const v = value[k];
+        if ((typeof v === "string" && personalKey(k, value)) || holdsPersonal(v)) {
+          found = true;
+          break;
+        }
+      }
+    holds.set(value, found);
+    return found;
   };
   const walk = async (value: unknown): Promise<unknown> => {
     if (typeof value === "string") {
@@ -141,23 +149,23 @@ function sealWalk(seal: (t: string) => Promise<string>): (value: unknown) => Pro
     if (!holdsPersonal(value)) return value;
     if (Array.isArray(value)) return Promise.all(value.map(walk));
     const record = value as Json;
-    const named = namedOf(record);
     const out: Json = {};
     for (const [k, v] of Object.entries(record))
-      out[k] =
-        typeof v === "string" && isPersonal(k.replace(/^:/, ""), named)
-          ? await seal(v)
-          : holdsPersonal(v)
-            ? await walk(v)
-            : v;
+      out[k] = typeof v === "string" && personalKey(k, record) ? await seal(v) : holdsPersonal(v) ? await walk(v) : v;
     return out;
   };
   return walk;
 }
 
-/** An object's entries under their names (expression values are named `:name`: the personal rule reads the name). */
-const namedOf = (value: Json): Json =>
-  Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/^:/, ""), v]));
+/**
+ * Whether the string under `key` of `record` is personal (core/privacy/sealing.ts `isPersonal`), where an update's
+ * expression values are named `:name`: the rule reads `name`, and a sibling `:reason_code` counts as `reason_code`.
+ */
+function personalKey(key: string, record: Json): boolean {
+  const name = key.charCodeAt(0) === 58 /* ":" */ ? key.slice(1) : key;
+  if (name !== "reason") return isPersonal(name, record);
+  return !("reason_code" in record || ":reason_code" in record || "code" in record || ":code" in record);
+}
 
 /** Whether some string in `value` holds the sealed prefix (what openDeep could open). */
 function holdsToken(value: unknown): boolean {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DescribeEventBusCommand, EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
@@ -357,6 +357,25 @@ describe("local bus target delivery", () => {
     await put(client);
     await bus.settled();
     expect(seen).toEqual(["exe_1"]);
+  });
+
+  it("answers a clear InternalException and delivers nothing when it cannot write its journal", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "claims-bus-"));
+    await mkdir(join(dataDir, "events.jsonl")); // a directory where the journal goes: no line can be written
+    bus = await startLocalBus({ dataDir, retryDelayMs: () => 0 });
+    client = new EventBridgeClient({ ...localClientConfig(bus.endpoint), maxAttempts: 1 });
+    const seen: unknown[] = [];
+    bus.addTarget("refunds", (e) => {
+      seen.push(e.detail.execution_id);
+    });
+    await expect(put(client)).rejects.toMatchObject({
+      name: "InternalException",
+      message: expect.stringContaining("the local bus could not write its journal"),
+    });
+    await bus.settled();
+    expect(seen).toEqual([]);
+    expect(bus.stats().accepted).toBe(0);
+    await rm(dataDir, { recursive: true, force: true });
   });
 
   it("writes no journal without a data directory", async () => {
