@@ -15,6 +15,7 @@ import {
   SEALED_PREFIX,
 } from "../../core/privacy/sealing.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
+import { keyInvocationHandler } from "./invocation-keys.ts";
 
 type Json = Record<string, unknown>;
 
@@ -277,14 +278,15 @@ export function openingSqsHandler<E extends { Records: readonly { body: string }
   if (vault === undefined) return handler;
   // A deployed handler passes how to get its vault: built on the first invocation (the cold start), not at import.
   const vaultNow = typeof vault === "function" ? vault : () => vault;
-  return async (event, context) => {
+  // The opening and the handler are one invocation: the keys read to open the records are remembered for the handler.
+  return keyInvocationHandler(async (event: E, context: C): Promise<R> => {
     const v = vaultNow();
     if (v === undefined) return handler(event, context);
     const records = await Promise.all(
       event.Records.map(async (r) => (r.body.includes(SEALED_PREFIX) ? { ...r, body: await openText(v, r.body) } : r)),
     );
     return handler({ ...event, Records: records }, context);
-  };
+  }, { handOn: true });
 }
 
 /**

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { envelopeVault } from "../../adapters/vault/envelope.ts";
 import type { DataKeyState, DataKeyStore } from "../../adapters/vault/envelope.ts";
+import { rememberedPerInvocation } from "../../adapters/vault/invocation-keys.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 
 /** What one lookup found: a key made now, an existing key, none (not asked to make one), or a tombstone. */
@@ -41,7 +42,10 @@ export function countedKeyStore(note: (subject: string, outcome: KeyLookupOutcom
   };
 }
 
-/** The vault the deployed functions compose (no keys kept by the vault itself), over {@link countedKeyStore}. */
+/**
+ * The vault the deployed functions compose (no keys kept by the vault itself, each subject's state remembered for
+ * the rest of a handler invocation), over {@link countedKeyStore}: each counted lookup is a read of the key item.
+ */
 export function countedVault(note: (subject: string, outcome: KeyLookupOutcome) => void): PersonalDataVault {
-  return envelopeVault(countedKeyStore(note), { cacheKeys: false });
+  return envelopeVault(rememberedPerInvocation(countedKeyStore(note)), { cacheKeys: false });
 }
