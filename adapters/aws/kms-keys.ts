@@ -133,11 +133,13 @@ export function kmsKeyStore(ctx: DynamoContext, kms: KmsDataKeys, keyId: string)
     const wrapped = item.wrapped;
     const branch = typeof item.branch === "string" ? item.branch : undefined;
     const id = `${subject}\u0000${branch ?? ""}\u0000${Buffer.from(wrapped).toString("base64")}`;
+    // The branch key first, even for a data key kept unwrapped: no claim opens past the branch key's lifetime here.
+    const branchKey = branch === undefined ? undefined : await branches.key(branch, false);
     const known = unwrapped.get(id);
     if (known) return { state: "key", key: known };
     let key: Buffer;
-    if (branch !== undefined) {
-      const found = unwrapLocally(await branches.key(branch, false), branch, subject, wrapped);
+    if (branch !== undefined && branchKey !== undefined) {
+      const found = unwrapLocally(branchKey, branch, subject, wrapped);
       if (found === undefined)
         throw new VaultUnavailableError(`the data key of ${subject} does not authenticate under branch key ${branch}`);
       key = found;
@@ -203,9 +205,7 @@ function branchKeys(
   };
   const stored = async (branch: string): Promise<Buffer | undefined> => {
     const out = await dynamoCall(`GetItem branch key ${branch}`, () =>
-      ctx.client.send(
-        new GetCommand({ TableName: ctx.tableName, Key: keys.branchKey(branch), ConsistentRead: true }),
-      ),
+      ctx.client.send(new GetCommand({ TableName: ctx.tableName, Key: keys.branchKey(branch), ConsistentRead: true })),
     );
     const wrapped = out.Item?.wrapped;
     if (!(wrapped instanceof Uint8Array)) return undefined;
