@@ -1,7 +1,8 @@
-// The aws-requests bench's data keys (issue 37): the envelope vault over keys kept in memory, each lookup counted
-// against the handler invocation it ran in. On AWS the same vault runs over `kmsKeyStore` (adapters/aws/kms-keys.ts,
-// `cacheKeys: false`): every lookup reads the key item, a new key is a KMS GenerateDataKey and a put, and a container
-// that has not unwrapped a subject's key yet asks KMS to Decrypt it. bench/cost.ts prices those from the counts.
+// The aws-requests bench's data keys (issue 37): the envelope vault over keys kept in memory, each lookup that reaches
+// the store counted against the handler invocation it ran in. As on AWS (functions/composition/compose.ts), the store
+// is remembered per invocation (adapters/vault/invocation-keys.ts), so a count is a read of the key item there: a
+// consistent GetItem; a key made is a PutItem, wrapped under the day's branch key (adapters/aws/kms-keys.ts, no KMS call
+// per claim). bench/cost.ts prices those from the counts.
 import { randomBytes } from "node:crypto";
 import { envelopeVault } from "../../adapters/vault/envelope.ts";
 import type { DataKeyState, DataKeyStore } from "../../adapters/vault/envelope.ts";
