@@ -278,15 +278,16 @@ export function openingSqsHandler<E extends { Records: readonly { body: string }
   if (vault === undefined) return handler;
   // A deployed handler passes how to get its vault: built on the first invocation (the cold start), not at import.
   const vaultNow = typeof vault === "function" ? vault : () => vault;
-  // The opening and the handler are one invocation: the keys read to open the records are remembered for the handler.
-  return keyInvocationHandler(async (event: E, context: C): Promise<R> => {
+  const opening = async (event: E, context: C): Promise<R> => {
     const v = vaultNow();
     if (v === undefined) return handler(event, context);
     const records = await Promise.all(
       event.Records.map(async (r) => (r.body.includes(SEALED_PREFIX) ? { ...r, body: await openText(v, r.body) } : r)),
     );
     return handler({ ...event, Records: records }, context);
-  }, { handOn: true });
+  };
+  // The opening and the handler are one invocation: the keys read to open the records are remembered for the handler.
+  return keyInvocationHandler(opening, { handOn: true });
 }
 
 /**
