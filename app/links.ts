@@ -66,8 +66,9 @@ export const ACTIONS = {
   busPublish: ["events:PutEvents", "events:DescribeEventBus"],
   secret: [],
   /**
-   * The personal-data vault on AWS (adapters/aws/kms-keys.ts): a claim's data key made under the stage's KMS key and
-   * unwrapped to open its fields, only with the encryption context's `purpose` PERSONAL_DATA_KMS_PURPOSE (infra/links.ts).
+   * The personal-data vault on AWS (adapters/aws/kms-keys.ts): the day's branch key made under the stage's KMS key
+   * (GenerateDataKey) and unwrapped (Decrypt) to wrap and open the claims' data keys — and the data keys KMS wrapped per
+   * claim before, unwrapped — only with the encryption context's `purpose` PERSONAL_DATA_KMS_PURPOSE (infra/links.ts).
    */
   personalData: ["kms:GenerateDataKey", "kms:Decrypt"],
   /** Every function: writing its own log group (infra/lambda.ts), never creating one. */

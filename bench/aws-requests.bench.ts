@@ -362,7 +362,7 @@ export function report(run: AwsRequestsRun): string {
     "log lines/claim (success lines)": `${r2(u.logLines)} (${r2(u.successLines ?? 0)})`,
     "log bytes/claim": Math.round(u.logBytes),
     "EMF metric lines / bytes per claim": `${r2(u.metricLines ?? 0)} / ${Math.round(u.metricBytes ?? 0)}`,
-    "data-key lookups/claim (new keys; Decrypts: a container per invocation / per function)": `${r2(u.keyLookups ?? 0)} (${r2(u.keysMade ?? 0)}; ${r2(u.keyDecryptsPerInvocation ?? 0)} / ${r2(u.keyDecryptsPerFunction ?? 0)})`,
+    "data-key lookups/claim (new keys; invocations with a lookup; subjects found per invocation / per function)": `${r2(u.keyLookups ?? 0)} (${r2(u.keysMade ?? 0)}; ${r2(u.keyInvocations ?? 0)}; ${r2(u.keyDecryptsPerInvocation ?? 0)} / ${r2(u.keyDecryptsPerFunction ?? 0)})`,
   });
   for (const kind of ["structured", "free_text"] as const) {
     for (const [fn, u] of Object.entries(file.sequential[kind].invocations) as [FunctionKey, InvocationUsage][])

@@ -280,22 +280,25 @@ describe("costLines", () => {
     ]);
   });
 
-  it("prices the data keys as kmsKeyStore serves them: GetItem per lookup, a key made, a Decrypt per container", () => {
+  it("prices the data keys as kmsKeyStore serves them: GetItem per lookup, a PutItem per key made, no KMS call per claim", () => {
     const profile = sample();
     profile.invocations.orchestrator = {
       ...profile.invocations.orchestrator!,
-      keyLookups: 40,
+      keyLookups: 5,
       keysMade: 1,
       keyDecryptsPerInvocation: 6,
       keyDecryptsPerFunction: 2,
+      keyInvocations: 4,
     };
     const keyLines = (options = DEFAULT_COST_OPTIONS) =>
       costLines(profile, options).filter((l) => l.service === "KMS" || l.item.startsWith("data_key:"));
-    // 40 RRU × $0.125/M + 1 WRU × $0.625/M + (1 GenerateDataKey + 2 Decrypts) × $3/M.
-    close(perMillion(keyLines()), 40 * 0.125 + 0.625 + 3 * 3);
-    // A fresh container per invocation: 6 Decrypts.
-    close(perMillion(keyLines({ ...DEFAULT_COST_OPTIONS, keyDecrypts: "per invocation" })), 40 * 0.125 + 0.625 + 7 * 3);
-    expect(keyLines().map((l) => l.unit)).toEqual(["RRU", "WRU", "requests", "requests"]);
+    // 5 RRU × $0.125/M + 1 WRU × $0.625/M; warm containers unwrap the branch key every 10 minutes: ~$0 per claim.
+    close(perMillion(keyLines()), 5 * 0.125 + 0.625);
+    expect(keyLines().map((l) => l.unit)).toEqual(["RRU", "WRU"]);
+    // A fresh container per invocation: each of the 4 invocations that looked up a key reads and unwraps the branch key.
+    const low = keyLines({ ...DEFAULT_COST_OPTIONS, keyDecrypts: "per invocation" });
+    close(perMillion(low), 5 * 0.125 + 0.625 + 4 * (0.125 + 3));
+    expect(low.filter((l) => l.service === "KMS").map((l) => l.units)).toEqual([4]);
     // The timer composes no vault on AWS (no key link): whatever it looked up locally costs nothing there.
     const timer = sample();
     timer.invocations = { timer: { ...profile.invocations.orchestrator! } };

@@ -228,9 +228,9 @@ export type CostOptions = {
   /** How the deployment logs: Lambda's platform lines are written below WARN only; success lines at their sample rate. */
   logging: LoggingConfig;
   /**
-   * Which Lambda container unwraps a claim's data key (one KMS Decrypt each, issue 37): a fresh one per invocation
-   * (low traffic: containers are reaped between a claim's steps) or one per function and claim (under load: warm
-   * containers, each step of a claim in one). Absent: per function and claim.
+   * Which Lambda containers unwrap the day's branch key (a GetItem and a KMS Decrypt each, issue 37): a fresh one per
+   * invocation (low traffic: containers are reaped between a claim's steps) or warm ones (under load: once per
+   * container every 10 minutes, ~$0 per claim). Absent: warm ("per function and claim", its name from before).
    */
   keyDecrypts?: "per invocation" | "per function and claim";
 };
@@ -340,13 +340,17 @@ export const composesVault = (fn: FunctionKey): boolean =>
 /** The data-key counts of two profiles added (absent on both: absent). */
 function keySum(p: InvocationUsage, u: InvocationUsage): Partial<InvocationUsage> {
   if (p.keyLookups === undefined && u.keyLookups === undefined) return {};
-  const add = (k: "keyLookups" | "keysMade" | "keyDecryptsPerInvocation" | "keyDecryptsPerFunction") =>
-    (p[k] ?? 0) + (u[k] ?? 0);
+  const add = (
+    k: "keyLookups" | "keysMade" | "keyDecryptsPerInvocation" | "keyDecryptsPerFunction" | "keyInvocations",
+  ) => (p[k] ?? 0) + (u[k] ?? 0);
   return {
     keyLookups: add("keyLookups"),
     keysMade: add("keysMade"),
     keyDecryptsPerInvocation: add("keyDecryptsPerInvocation"),
     keyDecryptsPerFunction: add("keyDecryptsPerFunction"),
+    ...(p.keyInvocations === undefined && u.keyInvocations === undefined
+      ? {}
+      : { keyInvocations: add("keyInvocations") }),
   };
 }
 
@@ -486,10 +490,15 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
       unit: "bytes",
       price: logPrice,
     });
-    // The personal-data keys as `kmsKeyStore` serves them on AWS (issue 37; the local stack keeps them elsewhere).
+    // The personal-data keys as `kmsKeyStore` serves them on AWS (issue 37; the local stack keeps them elsewhere): each
+    // lookup that reaches the store (one per subject and invocation: the vault remembers it for the invocation) a
+    // consistent GetItem of the claim's key item; each new key a PutItem, wrapped locally under the day's branch key
+    // (no KMS call per claim). The branch key costs a GetItem and a KMS Decrypt per container and BRANCH_KEY_KEPT_MS:
+    // ~$0 per million claims in warm containers; with a fresh container per invocation, one per invocation that
+    // looked up a key.
     if (usage.keyLookups !== undefined && composesVault(fn)) {
       const perInvocation = options.keyDecrypts === "per invocation";
-      const decrypts = (perInvocation ? usage.keyDecryptsPerInvocation : usage.keyDecryptsPerFunction) ?? 0;
+      const branchUnwraps = perInvocation ? (usage.keyInvocations ?? usage.keyDecryptsPerInvocation ?? 0) : 0;
       push({
         service: "DynamoDB",
         item: `data_key: ${fn} key lookups (${n3(usage.keyLookups)} consistent GetItem, 1 RRU each)`,
@@ -506,22 +515,24 @@ export function costLines(profile: ClaimProfile, options: CostOptions = DEFAULT_
         unit: "WRU",
         price: PRICES.dynamodb.wru,
       });
-      push({
-        service: "KMS",
-        item: `${fn} GenerateDataKey (new keys)`,
-        category: "work",
-        units: usage.keysMade ?? 0,
-        unit: "requests",
-        price: PRICES.kms.request,
-      });
-      push({
-        service: "KMS",
-        item: `${fn} Decrypt (a container per ${perInvocation ? "invocation" : "function and claim"})`,
-        category: "work",
-        units: decrypts,
-        unit: "requests",
-        price: PRICES.kms.request,
-      });
+      if (perInvocation) {
+        push({
+          service: "DynamoDB",
+          item: `data_key: ${fn} branch key reads (a fresh container per invocation: ${n3(branchUnwraps)} GetItem)`,
+          category: "work",
+          units: branchUnwraps,
+          unit: "RRU",
+          price: PRICES.dynamodb.rru,
+        });
+        push({
+          service: "KMS",
+          item: `${fn} Decrypt of the branch key (a fresh container per invocation)`,
+          category: "work",
+          units: branchUnwraps,
+          unit: "requests",
+          price: PRICES.kms.request,
+        });
+      }
     }
     if (writesPlatformLines(options.logging.systemLogLevel)) {
       push({
@@ -788,7 +799,7 @@ export type CostSummary = {
   timerPath: number | undefined;
   /** The personal-data keys as `kmsKeyStore` serves them (issue 37): key-item reads and writes, KMS requests. */
   keys: number;
-  /** The same at low traffic: a fresh container per invocation, so a KMS Decrypt per (invocation, subject). */
+  /** The same at low traffic: a fresh container per invocation, so a branch-key read and KMS Decrypt per invocation. */
   keysLowTraffic: number;
   allIn: number;
   llmWait: Record<1 | 3, number>;
@@ -842,7 +853,7 @@ export function costSummary(file: AwsRequestsFile, kind: ClaimKind): CostSummary
     };
   };
   // At low traffic every timer is alone in its batching window too: its own invocation, receive and delete; and
-  // every invocation is a fresh container, which unwraps each key it finds (a KMS Decrypt).
+  // every invocation is a fresh container, which unwraps the day's branch key if it needs a key (a KMS Decrypt).
   const lowBase: CostOptions = { ...base, batchFill: 1, keyDecrypts: "per invocation" };
   const lowTrafficLines = [
     ...costLines(file.sequential[kind], lowBase),
@@ -932,7 +943,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
     {
       line: "Personal-data keys on AWS (kmsKeyStore): key-item reads and writes, KMS",
       values: v((x) => x.keys),
-      basis: `measured data-key lookups per claim (bench/lib/key-lookups.ts; none counted in a profile from before issue 37's count: 0 there), priced as adapters/aws/kms-keys.ts serves them: each a consistent GetItem of the key item (1 RRU), each new key a KMS GenerateDataKey + a PutItem (1 WRU), a KMS Decrypt per Lambda container and claim — assumed one container per function and claim under load (warm containers; low traffic: one per invocation, ${s.map((x) => money(x.keysLowTraffic)).join("/")} in the low-traffic row)`,
+      basis: `measured data-key lookups per claim (bench/lib/key-lookups.ts: one per subject and handler invocation, as the deployed vault remembers it for the invocation; none counted in a profile from before issue 37's count: 0 there), priced as adapters/aws/kms-keys.ts serves them: each a consistent GetItem of the key item (1 RRU), each new key a PutItem (1 WRU) wrapped locally under the day's branch key — no KMS call per claim; the branch key's GetItem and KMS Decrypt once per container every 10 minutes, ~$0 per million claims in warm containers (low traffic: one per invocation that looks up a key, ${s.map((x) => money(x.keysLowTraffic)).join("/")} in the low-traffic row)`,
       price: `${p.kms}; ${p.dynamodb}`,
     },
     {

@@ -1,14 +1,15 @@
 // The data keys of `claims serve` (docs/customer-data.md): the key files of adapters/vault/key-files.ts, each key kept
 // in memory once read and checked against its file on every use — one stat, where reading it again took five system
 // calls (issue 37: ~60 key reads per claim). As on AWS (adapters/aws/kms-keys.ts keeps the keys KMS unwrapped and
-// reads their item on every use), an erasure holds from the next use on: `claims erase` and the retention policy, in
-// this process or another, unlink the key file (after leaving the tombstone), so the stat fails and the key is
-// forgotten; a key file is never written again in place (a new key is a new file, linked), so a file still there
+// reads their item once per handler invocation), an erasure holds from the next invocation on: `claims erase` and the
+// retention policy, in this process or another, unlink the key file (after leaving the tombstone), so the stat fails
+// and the key is forgotten; a key file is never written again in place (a new key is a new file, linked), so a file still there
 // with the same identity holds the same key.
 import { statSync } from "node:fs";
 import { envelopeVault } from "../adapters/vault/envelope.ts";
 import type { DataKeyState, DataKeyStore } from "../adapters/vault/envelope.ts";
 import { keyFileBase, keyFileStore } from "../adapters/vault/key-files.ts";
+import { rememberedPerInvocation } from "../adapters/vault/invocation-keys.ts";
 import type { PersonalDataVault } from "../pipeline/ports.ts";
 
 /** How many keys (and key file names) are kept; the oldest goes first. */
@@ -57,7 +58,10 @@ export function checkedKeyFileStore(dir: string): DataKeyStore {
   };
 }
 
-/** The vault of `claims serve` (and its handler thread): the envelope cipher over the checked key files in `dir`. */
+/**
+ * The vault of `claims serve` (and its handler thread): the envelope cipher over the checked key files in `dir`, each
+ * subject's key checked once per handler invocation (a request, a queue batch), as on AWS.
+ */
 export function servedLocalVault(dir: string): PersonalDataVault {
-  return envelopeVault(checkedKeyFileStore(dir), { cacheKeys: false });
+  return envelopeVault(rememberedPerInvocation(checkedKeyFileStore(dir)), { cacheKeys: false });
 }

@@ -1,6 +1,7 @@
-// The vault's KMS data keys through the real `@aws-sdk/client-kms` and the real DynamoDB SDK (dynalite). KMS itself is
-// a stand-in speaking its JSON 1.1 wire format (local/testing/kms-standin.ts), only because no KMS can run here: it
-// refuses other credentials and checks the encryption context on Decrypt, as KMS does.
+// The vault's data keys through the real `@aws-sdk/client-kms` and the real DynamoDB SDK (dynalite): each claim's key
+// wrapped under the day's branch key, which KMS made and wraps (issue 37), and the items KMS wrapped per claim before.
+// KMS itself is a stand-in speaking its JSON 1.1 wire format (local/testing/kms-standin.ts), only because no KMS can
+// run here: it refuses other credentials and checks the encryption context on Decrypt, as KMS does.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
@@ -12,7 +13,9 @@ import { localClientConfig } from "../../local/emulators.ts";
 import { envelopeVault } from "../vault/envelope.ts";
 import { sealTableClient } from "../vault/sealed-table.ts";
 import { useEmulatedAws } from "./emulators.test-kit.ts";
-import { KMS_CONTEXT_PURPOSE, kmsDataKeys, kmsKeyStore } from "./kms-keys.ts";
+import { BRANCH_KEY_KEPT_MS, KMS_CONTEXT_PURPOSE, kmsDataKeys, kmsKeyStore } from "./kms-keys.ts";
+import type { KmsDataKeys } from "./kms-keys.ts";
+import { legacyKmsKeyStore } from "./kms-keys.test-kit.ts";
 import { startKmsStandIn } from "../../local/testing/kms-standin.ts";
 import type { KmsStandIn } from "../../local/testing/kms-standin.ts";
 
@@ -29,8 +32,8 @@ afterAll(async () => {
   await kms?.stop();
 });
 
-async function store(keyId = kms.alias, kmsClient = client) {
-  const ctx = { client: aws.doc, tableName: await aws.newTable(), clock: { now: () => 0 }, pageSize: undefined };
+async function store(keyId = kms.alias, kmsClient = client, clock = { now: () => 0 }) {
+  const ctx = { client: aws.doc, tableName: await aws.newTable(), clock, pageSize: undefined };
   return { ctx, store: kmsKeyStore(ctx, kmsDataKeys(kmsClient), keyId) };
 }
 
@@ -38,22 +41,58 @@ const rawItems = async (tableName: string) =>
   (await aws.doc.send(new ScanCommand({ TableName: tableName }))).Items ?? [];
 
 describe("the KMS data keys over the real SDK client", () => {
-  it("seal and open round trip, a new process unwrapping the stored key through KMS Decrypt", async () => {
+  it("seal and open round trip: a new process unwraps the day's branch key once, then opens every claim without KMS", async () => {
     const { ctx, store: keys } = await store();
     const token = await envelopeVault(keys).seal("clm_1", TEXT);
     expect(token).not.toContain("Fromentin");
+    expect(kms.calls).toContain("GenerateDataKey");
     const before = kms.calls.length;
-    // Another process (a new store: nothing unwrapped yet) opens it with the wrapped key and one Decrypt.
+    // Another process (a new store: nothing unwrapped yet) opens it with the wrapped keys and one Decrypt.
     const other = envelopeVault(kmsKeyStore(ctx, kmsDataKeys(client), kms.keyArn), { cacheKeys: false });
     expect(await other.open(token)).toBe(TEXT);
     expect(await other.open(token)).toBe(TEXT);
+    // More claims the same day: no KMS call to make their keys, none to open them.
+    const more = await envelopeVault(keys).seal("clm_2", "a second claim");
+    expect(await other.open(more)).toBe("a second claim");
     expect(kms.calls.slice(before)).toEqual(["Decrypt"]);
     expect(KMS_CONTEXT_PURPOSE).toBe(PERSONAL_DATA_KMS_PURPOSE);
+    const items = await rawItems(ctx.tableName);
+    expect(items.map((i) => `${i.pk} ${i.branch ?? "-"}`).sort()).toEqual([
+      "BRANCHKEY#1970-01-01 -",
+      "DATAKEY#clm_1 1970-01-01",
+      "DATAKEY#clm_2 1970-01-01",
+    ]);
   });
 
-  it("refuses a wrapped key moved to another claim: its encryption context is the claim", async () => {
+  it("opens the keys KMS wrapped per claim before the branch keys, one Decrypt each, the claim as their context", async () => {
     const { ctx, store: keys } = await store();
-    await envelopeVault(keys).seal("clm_a", TEXT);
+    const old = envelopeVault(legacyKmsKeyStore(ctx, kmsDataKeys(client), kms.alias));
+    const tokens = [await old.seal("clm_old1", TEXT), await old.seal("clm_old2", "older words")];
+    const item = (await rawItems(ctx.tableName)).find((i) => i.pk === "DATAKEY#clm_old1");
+    expect(Object.keys(item ?? {}).sort()).toEqual(["entity", "pk", "sk", "wrapped"]);
+    const before = kms.calls.length;
+    const vault = envelopeVault(keys, { cacheKeys: false });
+    expect(await vault.open(tokens[0]!)).toBe(TEXT);
+    expect(await vault.open(tokens[1]!)).toBe("older words");
+    expect(await vault.open(tokens[0]!)).toBe(TEXT);
+    expect(kms.calls.slice(before)).toEqual(["Decrypt", "Decrypt"]);
+    // Erased as any other: the tombstone replaces the old item.
+    expect(await vault.destroy("clm_old1")).toBe("destroyed");
+    expect(await vault.open(tokens[0]!)).toBeUndefined();
+    // A legacy key moved to another claim: KMS refuses it (its context is the claim).
+    const moved = (await rawItems(ctx.tableName)).find((i) => i.pk === "DATAKEY#clm_old2");
+    await aws.doc.send(new PutCommand({ TableName: ctx.tableName, Item: { ...moved, pk: "DATAKEY#clm_old3" } }));
+    const victim = await envelopeVault(legacyKmsKeyStore(ctx, kmsDataKeys(client), kms.alias)).seal("clm_x", TEXT);
+    const forged = victim.replace(
+      Buffer.from("clm_x").toString("base64url"),
+      Buffer.from("clm_old3").toString("base64url"),
+    );
+    await expect(vault.open(forged)).rejects.toThrow(/KMS Decrypt of clm_old3's data key failed: .*InvalidCiphertext/);
+  });
+
+  it("refuses a wrapped key moved to another claim: the claim is its wrapping's associated data", async () => {
+    const { ctx, store: keys } = await store();
+    const mine = await envelopeVault(keys).seal("clm_a", TEXT);
     const victim = await envelopeVault(keys).seal("clm_b", "someone else's words");
     const a = await aws.doc.send(
       new GetCommand({ TableName: ctx.tableName, Key: { pk: "DATAKEY#clm_a", sk: "DATAKEY" } }),
@@ -63,8 +102,21 @@ describe("the KMS data keys over the real SDK client", () => {
     );
     const fresh = envelopeVault(kmsKeyStore(ctx, kmsDataKeys(client), kms.alias));
     await expect(fresh.open(victim)).rejects.toBeInstanceOf(VaultUnavailableError);
-    await expect(fresh.open(victim)).rejects.toThrow(/KMS Decrypt of clm_b's data key failed: .*InvalidCiphertext/);
-    expect(kms.calls.at(-1)).toMatch(/^Decrypt refused: the encryption context/);
+    await expect(fresh.open(victim)).rejects.toThrow(
+      /the data key of clm_b does not authenticate under branch key 1970-01-01/,
+    );
+    // Nor with its bytes changed, nor naming a branch that is not there.
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ wrapped: Buffer.alloc(60, 7) }, /the data key of clm_a does not authenticate under branch key 1970-01-01/],
+      [{ wrapped: Buffer.alloc(12, 7) }, /the data key of clm_a does not authenticate/],
+      [{ branch: "1970-01-02" }, /branch key 1970-01-02 is not in the table/],
+    ];
+    for (const [change, message] of cases) {
+      await aws.doc.send(new PutCommand({ TableName: ctx.tableName, Item: { ...a.Item, ...change } }));
+      const opened = envelopeVault(kmsKeyStore(ctx, kmsDataKeys(client), kms.alias)).open(mine);
+      await expect(opened).rejects.toThrow(message);
+      await expect(opened).rejects.toBeInstanceOf(VaultUnavailableError);
+    }
   });
 
   it("erases by a tombstone: no wrapped key left, every sealed field of the claim opens as erased, none sealed anew", async () => {
@@ -86,6 +138,8 @@ describe("the KMS data keys over the real SDK client", () => {
     expect(await vault.open(other)).toBe("another claim");
     expect(await vault.destroy("clm_e")).toBe("already_erased");
     expect(await vault.destroy("clm_never")).toBe("unknown");
+    // The day's branch key stays: it opens nothing without a claim's wrapped key.
+    expect((await rawItems(ctx.tableName)).some((i) => i.pk === "BRANCHKEY#1970-01-01")).toBe(true);
   });
 
   it("turns KMS down, a denied action or wrong credentials into VaultUnavailableError, and nothing is written in clear", async () => {
@@ -113,7 +167,7 @@ describe("the KMS data keys over the real SDK client", () => {
     kms.failing = true;
     try {
       await expect(put()).rejects.toBeInstanceOf(VaultUnavailableError);
-      await expect(put()).rejects.toThrow(/KMS GenerateDataKey for clm_down failed: .*KMS is down/);
+      await expect(put()).rejects.toThrow(/KMS GenerateDataKey of branch key 1970-01-01 failed: .*KMS is down/);
     } finally {
       kms.failing = false;
     }
@@ -146,18 +200,78 @@ describe("the KMS data keys over the real SDK client", () => {
     expect(back.Item?.claim.reason).toBe(TEXT);
   });
 
-  it("never stores a plaintext data key: the table holds only KMS's wrapped blobs", async () => {
+  it("never stores a plaintext key: the table holds the branch key as KMS wrapped it, each data key wrapped by it", async () => {
     const { ctx, store: keys } = await store();
     const vault = envelopeVault(keys);
-    for (const id of ["clm_p1", "clm_p2", "clm_p3"]) await vault.seal(id, TEXT);
-    const items = await rawItems(ctx.tableName);
-    expect(items).toHaveLength(3);
-    const stored = items.map((i) => Buffer.from(i.wrapped as Uint8Array));
-    for (const plain of kms.plaintextKeys) {
-      const key = Buffer.from(plain, "base64");
-      for (const bytes of stored) expect(bytes.includes(key)).toBe(false);
-      expect(JSON.stringify(items)).not.toContain(plain);
+    const plain: Buffer[] = [];
+    for (const id of ["clm_p1", "clm_p2", "clm_p3"]) {
+      await vault.seal(id, TEXT);
+      const k = await keys.key(id, { create: false });
+      if (k.state === "key") plain.push(k.key);
     }
-    expect(items.every((i) => Object.keys(i).sort().join() === "entity,pk,sk,wrapped")).toBe(true);
+    expect(plain).toHaveLength(3);
+    const items = await rawItems(ctx.tableName);
+    expect(items).toHaveLength(4);
+    const stored = items.map((i) => Buffer.from(i.wrapped as Uint8Array));
+    for (const key of [...kms.plaintextKeys.map((p) => Buffer.from(p, "base64")), ...plain]) {
+      for (const bytes of stored) expect(bytes.includes(key)).toBe(false);
+      expect(JSON.stringify(items)).not.toContain(key.toString("base64"));
+    }
+    const shapes = items.map((i) => Object.keys(i).sort().join()).sort();
+    expect(shapes).toEqual([
+      "branch,entity,pk,sk,wrapped",
+      "branch,entity,pk,sk,wrapped",
+      "branch,entity,pk,sk,wrapped",
+      "entity,pk,sk,wrapped",
+    ]);
+  });
+
+  it("makes one branch key a day when two containers race: the loser wraps its claim under the winner's", async () => {
+    const { ctx } = await store();
+    const sdk = kmsDataKeys(client);
+    const first = envelopeVault(kmsKeyStore(ctx, sdk, kms.alias));
+    // The second container's GenerateDataKey answers only after the first has made and stored the day's branch key.
+    const late: KmsDataKeys = {
+      ...sdk,
+      generateDataKey: async (input) => {
+        const out = await sdk.generateDataKey(input);
+        await first.seal("clm_r1", "first container's claim");
+        return out;
+      },
+    };
+    const token = await envelopeVault(kmsKeyStore(ctx, late, kms.alias)).seal("clm_r2", "second container's claim");
+    const items = await rawItems(ctx.tableName);
+    expect(items.filter((i) => i.entity === "branch_key")).toHaveLength(1);
+    // A third container opens both claims with the one branch key: one Decrypt.
+    const third = envelopeVault(kmsKeyStore(ctx, sdk, kms.alias));
+    const before = kms.calls.length;
+    expect(await third.open(token)).toBe("second container's claim");
+    expect(await third.open(await first.seal("clm_r1", "first container's claim"))).toBe("first container's claim");
+    expect(kms.calls.slice(before)).toEqual(["Decrypt"]);
+  });
+
+  it("keeps an unwrapped branch key for BRANCH_KEY_KEPT_MS: past it, KMS is asked again, and a refusal stops the opening", async () => {
+    let now = Date.parse("2026-12-07T10:00:00Z");
+    const { ctx, store: keys } = await store(kms.alias, client, { now: () => now });
+    const vault = envelopeVault(keys, { cacheKeys: false });
+    const token = await vault.seal("clm_t", TEXT);
+    kms.denied.add("Decrypt");
+    try {
+      now += BRANCH_KEY_KEPT_MS - 1;
+      expect(await vault.open(token)).toBe(TEXT); // kept: no KMS call
+      now += 1;
+      await expect(vault.open(token)).rejects.toThrow(/KMS Decrypt of branch key 2026-12-07 failed: .*AccessDenied/);
+      kms.denied.clear();
+      expect(await vault.open(token)).toBe(TEXT);
+      // A new day: a new branch key for new claims; yesterday's still opens yesterday's claims.
+      now = Date.parse("2026-12-08T00:00:01Z");
+      const next = await vault.seal("clm_t2", "the next day");
+      expect(await vault.open(next)).toBe("the next day");
+      expect(await vault.open(token)).toBe(TEXT);
+      const branchItems = (await rawItems(ctx.tableName)).filter((i) => i.entity === "branch_key").map((i) => i.pk);
+      expect(branchItems.sort()).toEqual(["BRANCHKEY#2026-12-07", "BRANCHKEY#2026-12-08"]);
+    } finally {
+      kms.denied.clear();
+    }
   });
 });

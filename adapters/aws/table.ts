@@ -68,8 +68,10 @@ export const keys = {
   review: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "REVIEW" }),
   /** The settlement of the claim's refund with the payment provider (docs/payments.md). */
   settlement: (claimId: string): ItemKey => ({ pk: `CLAIM#${claimId}`, sk: "SETTLEMENT" }),
-  /** A claim's personal-data key, wrapped by KMS, or its tombstone once destroyed (adapters/aws/kms-keys.ts). */
+  /** A claim's personal-data key, wrapped by its day's branch key (or by KMS, before), or its tombstone once destroyed. */
   dataKey: (subject: string): ItemKey => ({ pk: `DATAKEY#${subject}`, sk: "DATAKEY" }),
+  /** A day's branch key, wrapped by KMS: it wraps the data keys made that day (adapters/aws/kms-keys.ts). */
+  branchKey: (branch: string): ItemKey => ({ pk: `BRANCHKEY#${branch}`, sk: "BRANCHKEY" }),
   /** How far the retention sweep has erased the customers' words (adapters/aws/dynamo-retention.ts). */
   retentionWatermark: (): ItemKey => ({ pk: "RETENTION#customer_text", sk: "WATERMARK" }),
 } as const;

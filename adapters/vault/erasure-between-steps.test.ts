@@ -1,6 +1,8 @@
 // An erasure landing between two steps that compare what they stored (issue 38), made to land there by the test
 // (no timing): intake's repair of a half-written submission, and a crew-queue answer resent from a session. What
 // they compare is what survives an erasure, so a retry is never a conflict and a resend never a second message.
+// And an erasure landing during a handler invocation, whose key states are remembered until it ends (issue 37):
+// it holds from the next invocation on.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +21,7 @@ import { claimFixture } from "../aws/contract.test-kit.ts";
 import { createDynamoPorts } from "../aws/dynamo-ports.ts";
 import { useEmulatedAws } from "../aws/emulators.test-kit.ts";
 import { envelopeVault } from "./envelope.ts";
+import { inKeyInvocation, rememberedPerInvocation } from "./invocation-keys.ts";
 import { keyFileStore } from "./key-files.ts";
 import { sealTableClient } from "./sealed-table.ts";
 
@@ -98,5 +101,72 @@ describe("an erasure between a crew answer's send and its resend from the sessio
     expect(crewMessageDedupeId(resent)).toBe(crewMessageDedupeId(sent));
     // Another model call for the step (another audit on the decision path) is still told apart.
     expect(crewMessageDedupeId(answer(WORDS, 13))).not.toBe(crewMessageDedupeId(sent));
+  });
+});
+
+describe("an erasure during a handler invocation", () => {
+  const setup = () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "erasure-invocation-")), "keys");
+    // The handler's vault as deployed (key states remembered per invocation), and `claims erase` in another process.
+    return {
+      vault: envelopeVault(rememberedPerInvocation(keyFileStore(dir)), { cacheKeys: false }),
+      eraser: keyFileStore(dir),
+    };
+  };
+
+  it("holds from the next invocation on: what the invocation sealed after it is unreadable once it ends", async () => {
+    const { vault, eraser } = setup();
+    const before = await inKeyInvocation(() => vault.seal("clm_1", WORDS));
+    const during = await inKeyInvocation(async () => {
+      expect(await vault.open(before)).toBe(WORDS); // the invocation reads the key
+      expect(await eraser.destroy("clm_1")).toBe("destroyed");
+      // The rest of this invocation still has the key it read: it finishes its step with the customer's words.
+      expect(await vault.open(before)).toBe(WORDS);
+      return vault.seal("clm_1", `${WORDS} (a note written after the erasure)`);
+    });
+    expect(during).not.toBe(ERASED);
+    // The next invocation reads the tombstone: nothing of either text opens, nothing is sealed anew.
+    await inKeyInvocation(async () => {
+      expect(await vault.open(before)).toBeUndefined();
+      expect(await vault.open(during)).toBeUndefined();
+      expect(await vault.seal("clm_1", WORDS)).toBe(ERASED);
+    });
+  });
+
+  it("holds at once in the invocation that erases through its own vault", async () => {
+    const { vault } = setup();
+    await inKeyInvocation(async () => {
+      const token = await vault.seal("clm_2", WORDS);
+      expect(await vault.destroy("clm_2")).toBe("destroyed");
+      expect(await vault.open(token)).toBeUndefined();
+      expect(await vault.seal("clm_2", WORDS)).toBe(ERASED);
+    });
+  });
+
+  it("holds for an invocation that begins after it while one begun before still runs", async () => {
+    const { vault, eraser } = setup();
+    const token = await vault.seal("clm_3", WORDS);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let didRead: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => {
+      didRead = resolve;
+    });
+    const early = inKeyInvocation(async () => {
+      const first = await vault.open(token);
+      didRead();
+      await gate; // still running when the erasure lands and the next invocation starts
+      return [first, await vault.open(token)];
+    });
+    await read;
+    await eraser.destroy("clm_3");
+    const late = await inKeyInvocation(() => vault.open(token));
+    release();
+    expect(late).toBeUndefined();
+    expect(await early).toEqual([WORDS, WORDS]);
+    // Outside any invocation (a CLI command, a test): every use reads the store.
+    expect(await vault.open(token)).toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@ import {
   SEALED_PREFIX,
 } from "../../core/privacy/sealing.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
+import { keyInvocationHandler } from "./invocation-keys.ts";
 
 type Json = Record<string, unknown>;
 
@@ -285,7 +286,7 @@ export function openingSqsHandler<E extends { Records: readonly { body: string }
   if (vault === undefined) return handler;
   // A deployed handler passes how to get its vault: built on the first invocation (the cold start), not at import.
   const vaultNow = typeof vault === "function" ? vault : () => vault;
-  return async (event, context) => {
+  const opening = async (event: E, context: C): Promise<R> => {
     const v = vaultNow();
     if (v === undefined) return handler(event, context);
     const records = await Promise.all(
@@ -293,6 +294,8 @@ export function openingSqsHandler<E extends { Records: readonly { body: string }
     );
     return handler({ ...event, Records: records }, context);
   };
+  // The opening and the handler are one invocation: the keys read to open the records are remembered for the handler.
+  return keyInvocationHandler(opening, { handOn: true });
 }
 
 /**

@@ -150,7 +150,7 @@ describe("the key files", () => {
 });
 
 describe("the KMS-wrapped keys", () => {
-  it("keep only the wrapped key in the table and ask KMS to unwrap it", async () => {
+  it("keep only the wrapped key in the table and ask KMS to unwrap the branch key that wraps it", async () => {
     const kms = fakeKms();
     const tableName = await aws.newTable();
     const ctx = { client: aws.doc, tableName, clock: { now: () => 0 }, pageSize: undefined };
@@ -158,7 +158,7 @@ describe("the KMS-wrapped keys", () => {
     const token = await vault.seal("clm_8", TEXT);
     expect(await vault.open(token)).toBe(TEXT);
     expect(kms.calls).toEqual(["GenerateDataKey"]);
-    // Another unit of work (a new vault) has only the wrapped key: KMS unwraps it.
+    // Another unit of work (a new vault and store: a new container) has only the wrapped keys: KMS unwraps the branch key.
     expect(await envelopeVault(kmsKeyStore(ctx, kms, "alias/k")).open(token)).toBe(TEXT);
     expect(kms.calls).toEqual(["GenerateDataKey", "Decrypt"]);
     const stored = await aws.doc.send(
@@ -167,7 +167,7 @@ describe("the KMS-wrapped keys", () => {
         Key: { pk: "DATAKEY#clm_8", sk: "DATAKEY" },
       }),
     );
-    expect(Object.keys(stored.Item ?? {}).sort()).toEqual(["entity", "pk", "sk", "wrapped"]);
+    expect(Object.keys(stored.Item ?? {}).sort()).toEqual(["branch", "entity", "pk", "sk", "wrapped"]);
     await vault.destroy("clm_8");
     const after = await aws.doc.send(
       new (await import("@aws-sdk/lib-dynamodb")).GetCommand({

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { countedKeyStore, countedVault } from "./key-lookups.ts";
 import type { KeyLookupOutcome } from "./key-lookups.ts";
 import { createUsageRecorder, summarise } from "./usage.ts";
+import { inKeyInvocation } from "../../adapters/vault/invocation-keys.ts";
 
 describe("countedKeyStore", () => {
   it("tells each lookup what it found: a key made, the same key found, none, a tombstone", async () => {
@@ -24,7 +25,7 @@ describe("countedKeyStore", () => {
     ]);
   });
 
-  it("seals and opens through the envelope vault, one lookup per use", async () => {
+  it("seals and opens through the envelope vault, one lookup per use outside an invocation", async () => {
     let lookups = 0;
     const vault = countedVault(() => {
       lookups += 1;
@@ -36,18 +37,21 @@ describe("countedKeyStore", () => {
 });
 
 describe("data-key lookups in the usage summary", () => {
-  it("counts lookups per invocation and the Decrypts a container per invocation or per function would make", async () => {
+  it("counts the store's lookups per invocation (one per subject, the vault remembering it), and the invocations with any", async () => {
     const recorder = createUsageRecorder(() => undefined);
     const vault = countedVault((subject, outcome) => recorder.noteKeyLookup(subject, outcome));
-    // Intake seals (makes the key) and reads back: its container holds the key, no Decrypt.
-    const token = await recorder.runAs("intakeApi", 1, async () => {
+    // As measured handlers run: the invocation's own key scope inside the recorder's.
+    const run = <T>(fn: "intakeApi" | "worker", body: () => Promise<T>) =>
+      recorder.runAs(fn, 1, () => inKeyInvocation(body));
+    // Intake seals (makes the key) and reads back: one lookup; its container holds the key, no Decrypt.
+    const token = await run("intakeApi", async () => {
       const t = await vault.seal("clm_c", "broken on arrival");
       await vault.open(t);
       return t;
     });
-    // Two worker invocations open it twice each: a Decrypt in each fresh container, one in a warm one.
+    // Two worker invocations open it twice each: one lookup each; a Decrypt in each fresh container, one in a warm one.
     for (let i = 0; i < 2; i++)
-      await recorder.runAs("worker", 1, async () => {
+      await run("worker", async () => {
         await vault.open(token);
         await vault.open(token);
       });
@@ -55,16 +59,18 @@ describe("data-key lookups in the usage summary", () => {
     const { calls, invocations } = recorder.take();
     const p = summarise("structured", 1, { calls, invocations, busDeliveries: {}, apiRequests: 1 });
     expect(p.invocations.intakeApi).toMatchObject({
-      keyLookups: 2,
+      keyLookups: 1,
       keysMade: 1,
       keyDecryptsPerInvocation: 0,
       keyDecryptsPerFunction: 0,
+      keyInvocations: 1,
     });
     expect(p.invocations.worker).toMatchObject({
-      keyLookups: 4,
+      keyLookups: 2,
       keysMade: 0,
       keyDecryptsPerInvocation: 2,
       keyDecryptsPerFunction: 1,
+      keyInvocations: 2,
     });
   });
 });

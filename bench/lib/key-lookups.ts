@@ -1,10 +1,12 @@
-// The aws-requests bench's data keys (issue 37): the envelope vault over keys kept in memory, each lookup counted
-// against the handler invocation it ran in. On AWS the same vault runs over `kmsKeyStore` (adapters/aws/kms-keys.ts,
-// `cacheKeys: false`): every lookup reads the key item, a new key is a KMS GenerateDataKey and a put, and a container
-// that has not unwrapped a subject's key yet asks KMS to Decrypt it. bench/cost.ts prices those from the counts.
+// The aws-requests bench's data keys (issue 37): the envelope vault over keys kept in memory, each lookup that reaches
+// the store counted against the handler invocation it ran in. As on AWS (functions/composition/compose.ts), the store
+// is remembered per invocation (adapters/vault/invocation-keys.ts), so a count is a read of the key item there: a
+// consistent GetItem; a key made is a PutItem, wrapped under the day's branch key (adapters/aws/kms-keys.ts, no KMS call
+// per claim). bench/cost.ts prices those from the counts.
 import { randomBytes } from "node:crypto";
 import { envelopeVault } from "../../adapters/vault/envelope.ts";
 import type { DataKeyState, DataKeyStore } from "../../adapters/vault/envelope.ts";
+import { rememberedPerInvocation } from "../../adapters/vault/invocation-keys.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 
 /** What one lookup found: a key made now, an existing key, none (not asked to make one), or a tombstone. */
@@ -41,7 +43,10 @@ export function countedKeyStore(note: (subject: string, outcome: KeyLookupOutcom
   };
 }
 
-/** The vault the deployed functions compose (no keys kept by the vault itself), over {@link countedKeyStore}. */
+/**
+ * The vault the deployed functions compose (no keys kept by the vault itself, each subject's state remembered for
+ * the rest of a handler invocation), over {@link countedKeyStore}: each counted lookup is a read of the key item.
+ */
 export function countedVault(note: (subject: string, outcome: KeyLookupOutcome) => void): PersonalDataVault {
-  return envelopeVault(countedKeyStore(note), { cacheKeys: false });
+  return envelopeVault(rememberedPerInvocation(countedKeyStore(note)), { cacheKeys: false });
 }

@@ -91,15 +91,22 @@ export type InvocationUsage = {
   eventSourceReceives?: number;
   eventSourceDeletes?: number;
   /**
-   * The vault's data-key lookups per claim (issue 37: on AWS each is a consistent GetItem of the key item,
-   * adapters/aws/kms-keys.ts), the keys made per claim (a KMS GenerateDataKey + PutItem), and the KMS Decrypts it
-   * would take per claim with a fresh container per invocation (distinct invocation and subject pairs whose key was
-   * found, not made there) or one container per function and claim (distinct subjects found). Absent: none counted.
+   * The vault's data-key lookups per claim that reached the store (issue 37: on AWS each is a consistent GetItem of
+   * the key item, adapters/aws/kms-keys.ts; one per subject and invocation since the vault remembers it), the keys
+   * made per claim (a PutItem; a KMS GenerateDataKey each before the branch keys), and the distinct invocation and
+   * subject pairs whose key was found, not made there, and distinct subjects found per function (what KMS Decrypts
+   * per claim cost with a container per invocation or per function and claim before the branch keys). Absent: none
+   * counted.
    */
   keyLookups?: number;
   keysMade?: number;
   keyDecryptsPerInvocation?: number;
   keyDecryptsPerFunction?: number;
+  /**
+   * The invocations per claim that looked up any data key: since the branch keys (issue 37), what a fresh container
+   * per invocation costs is one branch-key GetItem and KMS Decrypt each, whatever the subjects. Absent: not counted.
+   */
+  keyInvocations?: number;
 };
 
 /** `loaded` with each function's `cpuMs` replaced by the CPU per record of `alone` (measured one claim at a time) × its records. */

@@ -651,6 +651,7 @@ export function summarise(
       u.keyLookups = (u.keyLookups ?? 0) + per(inv.keyLookups);
       u.keysMade = (u.keysMade ?? 0) + per(inv.keysMade ?? 0);
       u.keyDecryptsPerInvocation = (u.keyDecryptsPerInvocation ?? 0) + per(inv.keySubjectsFound?.length ?? 0);
+      u.keyInvocations = (u.keyInvocations ?? 0) + per(1);
     }
   }
   for (const [fn, found] of keysFound) {

@@ -12,6 +12,7 @@ import { DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSealed } from "../../core/privacy/sealing.ts";
 import { kmsDataKeys, kmsKeyStore } from "../../adapters/aws/kms-keys.ts";
+import { legacyKmsKeyStore } from "../../adapters/aws/kms-keys.test-kit.ts";
 import { startKmsStandIn } from "../../local/testing/kms-standin.ts";
 import type { KmsStandIn } from "../../local/testing/kms-standin.ts";
 import { envelopeVault } from "../../adapters/vault/envelope.ts";
@@ -71,7 +72,7 @@ const rawTable = async () => {
 };
 
 describe("the deployed functions with the stage's KMS key linked", () => {
-  it("store a claim's words sealed under a data key KMS made for the claim, and open them to read", async () => {
+  it("store a claim's words sealed under a data key wrapped by the day's branch key KMS made, and open them to read", async () => {
     const { handler } = await import("../intake-api.ts");
     const reason = `Hello, I am ${NAME}, the screen is dead`;
     const body = JSON.stringify({
@@ -84,6 +85,8 @@ describe("the deployed functions with the stage's KMS key linked", () => {
     expect(JSON.stringify(items)).not.toContain("Brennecke");
     const key = items.find((i) => i.pk === `DATAKEY#${claim_id}`);
     expect(key?.wrapped).toBeInstanceOf(Uint8Array);
+    // Wrapped under the day's branch key, which KMS made (GenerateDataKey) and wraps.
+    expect(items.find((i) => i.pk === `BRANCHKEY#${key?.branch}`)?.wrapped).toBeInstanceOf(Uint8Array);
     expect(kms.calls).toContain("GenerateDataKey");
     // The stack's own (unsealing-free) ports read the token; the deployed vault opens it.
     const stored = (await stack.deps.claims.getClaim(claim_id))?.claim?.reason ?? "";
@@ -93,28 +96,67 @@ describe("the deployed functions with the stage's KMS key linked", () => {
   });
 
   it.each(["orchestrator", "worker", "kernel", "timer", "intake-extract", "refund-executor"])(
-    "%s's deployed handler opens the sealed records Lambda hands it",
+    "%s's deployed handler opens the sealed records Lambda hands it, a claim's key KMS wrapped before the branch keys",
     async (name) => {
-      // Sealed by another process (the producer): this function has never unwrapped the claim's key, so opening the
-      // record costs it exactly one KMS Decrypt.
-      const ctx = {
-        client: DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(stack.emulators.dynamodbEndpoint))),
-        tableName: LOCAL_TABLE_NAME,
-        clock: { now: () => TEST_NOW },
-        pageSize: undefined,
-      };
+      // Sealed by another process under a key KMS wrapped for the claim itself (items made before the branch keys):
+      // this function has never unwrapped it, so opening the record costs it exactly one KMS Decrypt.
       const client = new KMSClient(kms.clientConfig());
       const subject = `clm_opened_by_${name.replace("-", "_")}`;
-      const token = await envelopeVault(kmsKeyStore(ctx, kmsDataKeys(client), kms.alias)).seal(subject, NAME);
+      const token = await envelopeVault(legacyKmsKeyStore(keyCtx(), kmsDataKeys(client), kms.alias)).seal(
+        subject,
+        NAME,
+      );
       client.destroy();
-      const decrypts = () => kms.calls.filter((c) => c === "Decrypt").length;
       const before = decrypts();
-      const { handler } = (await import(`../${name}.ts`)) as {
-        handler: (event: unknown, context: Context) => Promise<unknown>;
-      };
-      // Not a message of its queue: the consumer reports it failed, after opening it.
-      await handler(sqsEvent([{ body: JSON.stringify({ claim_id: subject, note: token }) }]), {} as Context);
+      await handlerOf(name)(sqsEvent([{ body: JSON.stringify({ claim_id: subject, note: token }) }]), {} as Context);
       expect(decrypts()).toBe(before + 1);
     },
   );
+
+  it("open records sealed under a branch key with one KMS Decrypt per container and branch, none per claim", async () => {
+    // Another process seals under its day's branch key (TEST_NOW's day), which these functions never unwrapped.
+    const client = new KMSClient(kms.clientConfig());
+    const sealer = envelopeVault(kmsKeyStore(keyCtx(), kmsDataKeys(client), kms.alias));
+    const names = ["orchestrator", "worker", "kernel", "timer", "intake-extract", "refund-executor"];
+    const tokens = await Promise.all(names.map((_, i) => sealer.seal(`clm_branch_${i}`, `${NAME} ${i}`)));
+    client.destroy();
+    const before = decrypts();
+    const { productionVault } = await import("./compose.ts");
+    for (const [i, name] of names.entries()) {
+      const subject = `clm_branch_${i}`;
+      await handlerOf(name)(
+        sqsEvent([{ body: JSON.stringify({ claim_id: subject, note: tokens[i] }) }]),
+        {} as Context,
+      );
+      expect(await productionVault()?.open(tokens[i]!)).toBe(`${NAME} ${i}`);
+    }
+    // The functions of this test share one container (one module graph): one Decrypt for the branch key.
+    expect(decrypts()).toBe(before + 1);
+  });
+});
+
+const decrypts = () => kms.calls.filter((c) => c === "Decrypt").length;
+
+/** The table as another process's key store sees it. */
+const keyCtx = () => ({
+  client: DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(stack.emulators.dynamodbEndpoint))),
+  tableName: LOCAL_TABLE_NAME,
+  clock: { now: () => TEST_NOW },
+  pageSize: undefined,
+});
+
+const handlers = new Map<string, (event: unknown, context: Context) => Promise<unknown>>();
+/** A deployed handler, imported once (as Lambda loads it once per container). */
+const handlerOf = (name: string) => {
+  const known = handlers.get(name);
+  if (known === undefined) throw new Error(`${name} was not imported`);
+  return known;
+};
+beforeAll(async () => {
+  for (const name of ["orchestrator", "worker", "kernel", "timer", "intake-extract", "refund-executor"]) {
+    const { handler } = (await import(`../${name}.ts`)) as {
+      handler: (event: unknown, context: Context) => Promise<unknown>;
+    };
+    handlers.set(name, handler);
+  }
 });

@@ -11,6 +11,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { sealEventsClient, sealQueueClient, sealTableClient } from "../../adapters/vault/sealed-table.ts";
 import { envelopeVault } from "../../adapters/vault/envelope.ts";
+import { rememberedPerInvocation } from "../../adapters/vault/invocation-keys.ts";
 import { kmsDataKeys, kmsKeyStore } from "../../adapters/aws/kms-keys.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import {
@@ -87,9 +88,10 @@ function sealedIf(client: DynamoDBDocumentClient, vault: PersonalDataVault | und
 }
 
 /**
- * The personal-data vault of a deployed function (docs/customer-data.md): each claim's data key made by KMS under the
- * stage's key (`Resource.PersonalDataKey`) and kept wrapped in the table, read on every use (an erasure holds from the
- * next read on, in every container). Undefined for a function not linked to the key: it writes no personal data.
+ * The personal-data vault of a deployed function (docs/customer-data.md): each claim's data key kept wrapped in the
+ * table under a branch key KMS made from the stage's key (`Resource.PersonalDataKey`), its item read once per handler
+ * invocation (an erasure holds from the next invocation on, in every container). Undefined for a function not linked
+ * to the key: it writes no personal data.
  */
 export function linkedVault(
   resources: LinkedResources,
@@ -106,7 +108,7 @@ export function linkedVault(
     clock,
     pageSize: undefined,
   };
-  return envelopeVault(kmsKeyStore(ctx, kmsDataKeys(kms()), keyId), { cacheKeys: false });
+  return envelopeVault(rememberedPerInvocation(kmsKeyStore(ctx, kmsDataKeys(kms()), keyId)), { cacheKeys: false });
 }
 
 /** Random, unique ids: `<prefix>_<32 hex>`. */

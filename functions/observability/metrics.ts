@@ -22,6 +22,7 @@ import type { MetricName, MetricUnitName } from "../../app/metrics-catalog.ts";
 import { batchPrice, DEFAULT_PRICE_TABLE, priceOf, usageCostUsd } from "../../core/llm/prices.ts";
 import { BATCH_PENDING_CODE } from "../../core/llm/errors.ts";
 import { packEmf } from "./emf.ts";
+import { keyInvocationHandler } from "../../adapters/vault/invocation-keys.ts";
 import type { EmfDocument } from "./emf.ts";
 
 /** The catalogue's units as Powertools spells them. */
@@ -424,7 +425,8 @@ export function measured<H extends (...args: never[]) => Promise<unknown>>(
     }
     return instrumented;
   };
-  return withColdStart(build(deps, sink), sink);
+  // Each invocation remembers the data keys it read until it ends (adapters/vault/invocation-keys.ts).
+  return keyInvocationHandler(withColdStart(build(deps, sink), sink)) as unknown as H;
 }
 
 /**
