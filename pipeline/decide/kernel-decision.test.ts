@@ -200,6 +200,44 @@ describe("afterReservation", () => {
     expect(settled.settled.audit?.[1]?.details.lost_races).toBe(1);
   });
 
+  it.each([
+    ["EUR", ACCEPTABLE, "Refund of 299.99 EUR not reserved: m; "],
+    [
+      "JPY",
+      { order_id: "ord_041", amount_eur: 500, category: "electronics", reason: "Dead on arrival" },
+      "Refund of 500 JPY not reserved: m; ",
+    ],
+  ] as const)("names a lost race's refund in the order's currency (%s; issue 32)", (_currency, claim, note) => {
+    // The shell once wrote a JPY order's lost reservation as EUR cents; replay (core/history/replay/kernel.ts) reads
+    // the same text back. The chaos flow that found it (seed 61871 flow 41247) no longer takes the path.
+    const mine = decided(claim);
+    const current = verdictToStore("key", "clm_1", mine.decision);
+    const planned = plannedRefund(current, mine.proposal, "clm_1")!;
+    const cents = planned.amount_cents;
+    const result = {
+      ok: false,
+      code: "EXCEEDS_ORDER_AMOUNT",
+      message: "m",
+      entry: { order_id: claim.order_id, refunded_cents: cents, claims: { clm_2: cents }, automatic_cents: cents },
+    } as const;
+    const raced = afterReservation(
+      {
+        current,
+        raced: [],
+        record: mine.record,
+        proposal: mine.proposal,
+        refund: planned,
+        order: order(claim.order_id),
+        result,
+        now: NOW,
+      },
+      policy,
+    );
+    const audit = "settled" in raced ? raced.settled.audit : raced.raced;
+    const lost = audit?.find((e) => e.event_type === "CLAIM_REFUND_NOT_EXECUTED");
+    expect(String(lost?.details.reason).startsWith(note)).toBe(true);
+  });
+
   it("tries again when the new decision is still an ACCEPT, counting the races", () => {
     const result = { ok: false, code: "EXCEEDS_AUTOMATIC_LIMIT", message: "m", entry: entry({}) } as const;
     const again = step(result);
