@@ -1,3 +1,4 @@
+import type { ClaimRepository, SessionRepository } from "./ports.ts";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createInMemoryAuditLog } from "./in-memory.ts";
@@ -51,6 +52,12 @@ function claim(id: string, status: ClaimRecord["status"], updatedMsAgo: number, 
       : { claim_text: "ord_1 10 EUR" },
     ...(structured ? { claim: { order_id: "ord_1", amount_eur: 10, category: "home", reason: "" } } : {}),
   };
+}
+
+/** Stores a RUNNING claim whose crew started (a session saved): the sweep ticks it. A structured claim is stored RUNNING at intake, so one without a session is started again instead. */
+async function storeStarted(deps: { claims: ClaimRepository; sessions: SessionRepository }, record: ClaimRecord) {
+  await deps.claims.createClaim(record);
+  await deps.sessions.saveSession({ claimId: record.claim_id, version: 1, snapshot: {}, outbox: [] });
 }
 
 describe("handleTimer", () => {
@@ -155,31 +162,31 @@ describe("sweepStalledClaims", () => {
     for (const c of [
       claim("text-stuck", "RECEIVED", 600_000, false),
       claim("start-stuck", "RECEIVED", 600_000),
-      claim("running-stuck", "RUNNING", 600_000),
-      claim("running-fresh", "RUNNING", 10_000),
+      // Stored RUNNING at intake (a structured claim), its crew never started: intake died before the start.
+      claim("running-unstarted", "RUNNING", 600_000),
       claim("done", "DECIDED", 600_000),
       claim("review", "NEEDS_REVIEW", 600_000),
     ])
       await p.deps.claims.createClaim(c);
+    await storeStarted(p.deps, claim("running-stuck", "RUNNING", 600_000));
+    await storeStarted(p.deps, claim("running-fresh", "RUNNING", 10_000));
     const result = await sweepStalledClaims(p.deps, SWEEP);
-    expect(result.examined).toBe(3);
-    expect(result.restarted.sort()).toEqual(["start-stuck", "text-stuck"]);
+    expect(result.examined).toBe(4);
+    expect(result.restarted.sort()).toEqual(["running-unstarted", "start-stuck", "text-stuck"]);
     expect(result.ticked).toEqual(["running-stuck"]);
     expect(result.stalled).toEqual([]);
-    const sent = [p.queues.take(), p.queues.take(), p.queues.take()];
+    const sent = [p.queues.take(), p.queues.take(), p.queues.take(), p.queues.take()];
     expect(p.queues.take()).toBeUndefined();
+    const started = (id: string) => ({
+      queue: "crew-events",
+      claimId: id,
+      message: { type: "claim.start", crewId: id, audit: [expect.objectContaining({ event_type: "CLAIM_RECEIVED" })] },
+    });
     expect(sent).toEqual(
       expect.arrayContaining([
         { queue: "extraction", claimId: "text-stuck" },
-        {
-          queue: "crew-events",
-          claimId: "start-stuck",
-          message: {
-            type: "claim.start",
-            crewId: "start-stuck",
-            audit: [expect.objectContaining({ event_type: "CLAIM_RECEIVED" })],
-          },
-        },
+        started("start-stuck"),
+        started("running-unstarted"),
         {
           queue: "crew-events",
           claimId: "running-stuck",
@@ -192,8 +199,8 @@ describe("sweepStalledClaims", () => {
   it("reads every page: with more stalled claims than the page size, each is nudged in one sweep", async () => {
     const { p } = pipeline();
     const ids = Array.from({ length: 23 }, (_, i) => `stuck-${String(i).padStart(2, "0")}`);
-    for (const [i, id] of ids.entries()) await p.deps.claims.createClaim(claim(id, "RUNNING", 600_000 + i * 1000));
-    await p.deps.claims.createClaim(claim("fresh", "RUNNING", 1000));
+    for (const [i, id] of ids.entries()) await storeStarted(p.deps, claim(id, "RUNNING", 600_000 + i * 1000));
+    await storeStarted(p.deps, claim("fresh", "RUNNING", 1000));
     const result = await sweepStalledClaims(p.deps, { ...SWEEP, pageSize: 4 });
     expect(result.examined).toBe(23);
     expect(result.ticked.sort()).toEqual(ids);
@@ -204,8 +211,8 @@ describe("sweepStalledClaims", () => {
     const { p, at } = pipeline();
     // More stuck claims than a page, oldest first in the index, and one that moves on between sweeps.
     const stuck = Array.from({ length: 7 }, (_, i) => `stuck-${i}`);
-    for (const [i, id] of stuck.entries()) await p.deps.claims.createClaim(claim(id, "RUNNING", 900_000 + i * 1000));
-    await p.deps.claims.createClaim(claim("moving", "RUNNING", 600_000));
+    for (const [i, id] of stuck.entries()) await storeStarted(p.deps, claim(id, "RUNNING", 900_000 + i * 1000));
+    await storeStarted(p.deps, claim("moving", "RUNNING", 600_000));
     const sweeps = [];
     for (let round = 1; round <= 4; round++) {
       at(NOW + round * 300_000);
@@ -423,7 +430,8 @@ describe("redriveOpenClaims", () => {
       await p.deps.claims.createClaim(claim(`open-${i}`, i % 3 === 0 ? "RECEIVED" : "RUNNING", i * 10));
     await p.deps.claims.createClaim(claim("done", "DECIDED", 10));
     expect(await redriveOpenClaims(p.deps, { pageSize: 2 })).toEqual({ restarted: 3, ticked: 6 });
-    expect(p.queues.size()).toBe(9);
+    // A redrive reads no session: each RUNNING structured claim gets its start (ignored by a crew that has one) and a tick.
+    expect(p.queues.size()).toBe(3 + 6 * 2);
     // Not counted towards STALLED.
     expect((await p.deps.claims.getClaim("open-1"))?.sweep).toBeUndefined();
   });

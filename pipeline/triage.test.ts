@@ -90,7 +90,7 @@ describe("triage", () => {
     const start = p.queues.take();
     if (start?.queue !== "crew-events") throw new Error("expected the crew start");
     await expect(handleCrewMessage(start.message, p.deps)).rejects.toThrow("the bus is down");
-    expect((await p.claims.getClaim("clm_c"))?.status).toBe("RECEIVED");
+    expect((await p.claims.getClaim("clm_c"))?.status).toBe("RUNNING"); // as intake stored it: not final
     // The orders change before the redelivery: the stored verdict is finished, not decided again.
     const known = { ...p.deps, orders: { ...p.deps.orders, getOrder: async () => config.orders[0] } };
     expect(await handleCrewMessage(start.message, known)).toBe("TRIAGED");

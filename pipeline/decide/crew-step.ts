@@ -113,12 +113,18 @@ export function crewStep(input: CrewStepInput, now: number, policy: CrewPolicy):
     if (message.type === "claim.start") {
       effects.push(
         ...carriedBy(i),
-        {
-          kind: "claim_update",
-          claimId,
-          patch: { status: "RUNNING", updated_at: new Date(now).toISOString() },
-          onlyFrom: ["RECEIVED"],
-        },
+        // A claim stored RUNNING (structured: at intake; free text: by its extraction) needs no update to start; one
+        // stored RECEIVED before that (an older release's) moves now.
+        ...(record.status === "RECEIVED"
+          ? [
+              {
+                kind: "claim_update",
+                claimId,
+                patch: { status: "RUNNING", updated_at: new Date(now).toISOString() },
+                onlyFrom: ["RECEIVED"],
+              } satisfies Effect,
+            ]
+          : []),
         {
           kind: "audit",
           event: claimAudit(record, "CREW_STARTED", "RUNNING", now, {

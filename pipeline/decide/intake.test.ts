@@ -34,20 +34,37 @@ const modelTextClaim = claimRecord(ACCEPTABLE, {
 
 describe("a submission", () => {
   it.each([
-    ["a structured claim", { claim: ACCEPTABLE }, {}, { root_dfid: "dfid_clm_9", claim: ACCEPTABLE }],
+    // A structured claim is stored RUNNING: the invocation that stores it starts its crew (issue 37: no update to move
+    // it there). Free text waits RECEIVED for its extraction.
+    [
+      "a structured claim",
+      { claim: ACCEPTABLE },
+      {},
+      { status: "RUNNING", root_dfid: "dfid_clm_9", claim: ACCEPTABLE },
+    ],
     [
       "a claim of a simulation, resubmitted",
       { claim: ACCEPTABLE, simulation_id: "sim_1", label: "one" },
       { parentClaimId: "clm_0" },
-      { root_dfid: "dfid_sim_sim_1", simulation_id: "sim_1", label: "one", parent_claim_id: "clm_0" },
+      {
+        status: "RUNNING",
+        root_dfid: "dfid_sim_sim_1",
+        simulation_id: "sim_1",
+        label: "one",
+        parent_claim_id: "clm_0",
+      },
     ],
-    ["free text", { claim_text: TEXT }, {}, { input: { claim_text: TEXT }, root_dfid: "dfid_clm_9" }],
-  ])("becomes a RECEIVED record: %s", (_name, body, ids, expected) => {
+    [
+      "free text",
+      { claim_text: TEXT },
+      {},
+      { status: "RECEIVED", input: { claim_text: TEXT }, root_dfid: "dfid_clm_9" },
+    ],
+  ])("becomes a stored record: %s", (_name, body, ids, expected) => {
     const record = receivedClaim(SubmissionSchema.parse(body), { claimId: "clm_9", ...ids }, NOW);
     expect(record).toMatchObject({
       claim_id: "clm_9",
       dfid: "dfid_clm_9",
-      status: "RECEIVED",
       received_at: new Date(NOW).toISOString(),
       ...expected,
     });
@@ -260,7 +277,7 @@ describe("extractionDecision", () => {
 
 describe("a submission's process", () => {
   const answers =
-    (created: "new" | "same" | "same-started" | "other", admission = true) =>
+    (created: "new" | "same" | "same-decided" | "other", admission = true) =>
     (request: Request): Observation => {
       switch (request.kind) {
         case "admit":
@@ -275,7 +292,7 @@ describe("a submission's process", () => {
         case "create_claim": {
           const record = request.record;
           if (created === "new") return { kind: "create_claim", result: { created: true, record } };
-          const stored = created === "same-started" ? { ...record, status: "RUNNING" as const } : record;
+          const stored = created === "same-decided" ? { ...record, status: "DECIDED" as const } : record;
           return { kind: "create_claim", result: { created: false, record: stored, sameRequest: created !== "other" } };
         }
         default:
@@ -320,16 +337,25 @@ describe("a submission's process", () => {
       "same",
       true,
       ["? now", "? new_id", "? create_claim", "crew_event claim.start"],
+      { ok: true, created: false, status: "RUNNING" },
+    ],
+    [
+      "starts a repeat of free text again when a crash stopped the first before it started",
+      { claim_text: TEXT },
+      { idempotencyKey: "k" },
+      "same",
+      true,
+      ["? now", "? new_id", "? create_claim", "audit CLAIM_RECEIVED + extraction"],
       { ok: true, created: false, status: "RECEIVED" },
     ],
     [
-      "answers a repeat of a started claim with the first, starting nothing",
+      "answers a repeat of a decided claim with the first, starting nothing",
       { claim: ACCEPTABLE },
       { idempotencyKey: "k" },
-      "same-started",
+      "same-decided",
       true,
       ["? now", "? new_id", "? create_claim"],
-      { ok: true, created: false, status: "RUNNING" },
+      { ok: true, created: false, status: "DECIDED" },
     ],
     [
       "refuses a key used with another body",

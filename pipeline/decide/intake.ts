@@ -64,7 +64,8 @@ export function receivedClaim(
     ...(sub.simulation_id ? { simulation_id: sub.simulation_id } : {}),
     ...(sub.label ? { label: sub.label } : {}),
     ...(ids.parentClaimId ? { parent_claim_id: ids.parentClaimId } : {}),
-    status: "RECEIVED",
+    // Structured: RUNNING at once, its crew started by this invocation (issue 37: no update at the start). Free text: RECEIVED.
+    status: claim ? "RUNNING" : "RECEIVED",
     input: claim ? { claim } : { claim_text: sub.claim_text! },
     ...(claim ? { claim } : {}),
     received_at: iso,
@@ -334,7 +335,7 @@ export function decideSubmission(state: SubmissionState, observed: Observation):
           claimId: result.record.claim_id,
         });
       // A crash after storing may have stopped the claim before it started: start it again (idempotent).
-      const effects = result.record.status === "RECEIVED" ? startEffects(result.record) : [];
+      const effects = awaitsStart(result.record) ? startEffects(result.record) : [];
       return { effects, next: { done: submitted(result.record, false) } };
     }
   }
@@ -351,8 +352,13 @@ function stored(
   return ask({ kind: "create_claim", record, idempotency }, { at: "created", record });
 }
 
+/** Whether a stored claim may lack its start: RECEIVED, or structured and RUNNING (a crew's repeated start is ignored). */
+export const awaitsStart = (record: ClaimRecord): boolean =>
+  record.status === "RECEIVED" || (record.status === "RUNNING" && "claim" in record.input);
+
+/** A claim stored now answers `RECEIVED` (its receipt; docs/http-api.md), a repeat the claim's status. */
 function submitted(record: ClaimRecord, created: boolean): SubmitResult {
-  return { ok: true, claimId: record.claim_id, status: record.status, created };
+  return { ok: true, claimId: record.claim_id, status: created ? "RECEIVED" : record.status, created };
 }
 
 /** The outcome of an extraction attempt. */

@@ -32,10 +32,19 @@ const REVIEW = [
 
 describe("nudgeEffects", () => {
   it.each([
-    ["a RECEIVED claim is started as intake starts it", "RECEIVED", "restarted", ["crew_event claim.start"]],
-    ["a RUNNING claim's crew is told the time", "RUNNING", "ticked", ["crew_event crew.tick"]],
-  ] as const)("%s", (_name, status, nudge, effects) => {
-    const decided = nudgeEffects(claimRecord(ACCEPTABLE, { status }), NOW);
+    ["a RECEIVED claim is started as intake starts it", "RECEIVED", undefined, "restarted", ["crew_event claim.start"]],
+    ["a RUNNING claim's crew is told the time", "RUNNING", true, "ticked", ["crew_event crew.tick"]],
+    // A structured claim is stored RUNNING by the intake that starts it: one whose crew has no session lost its start.
+    ["a RUNNING claim whose crew never started is started", "RUNNING", false, "restarted", ["crew_event claim.start"]],
+    [
+      "a RUNNING claim whose session was not read gets its start and a tick (one of them is ignored)",
+      "RUNNING",
+      undefined,
+      "ticked",
+      ["crew_event claim.start", "crew_event crew.tick"],
+    ],
+  ] as const)("%s", (_name, status, hasSession, nudge, effects) => {
+    const decided = nudgeEffects(claimRecord(ACCEPTABLE, { status }), NOW, hasSession);
     expect(decided.nudge).toBe(nudge);
     expect(shape(decided.effects)).toEqual(effects);
   });
@@ -44,6 +53,14 @@ describe("nudgeEffects", () => {
     expect(tickEffects("clm_1", NOW)).toEqual([
       { kind: "crew_event", claimId: "clm_1", message: { type: "crew.tick", crewId: "clm_1", nowMs: NOW } },
     ]);
+  });
+});
+
+describe("nudgeEffects on free text", () => {
+  it("ticks a RUNNING free-text claim, session read or not: its extraction's stored outbox is what starts it", () => {
+    const running = claimRecord(ACCEPTABLE, { status: "RUNNING", input: { claim_text: "Order ord_001 …" } });
+    for (const hasSession of [undefined, false, true])
+      expect(shape(nudgeEffects(running, NOW, hasSession).effects)).toEqual(["crew_event crew.tick"]);
   });
 });
 

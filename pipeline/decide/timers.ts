@@ -23,10 +23,20 @@ export function tickEffects(claimId: string, now: number): Effect[] {
 /**
  * What moves a claim on (after any outbox it has stored is performed): a RECEIVED claim started as intake starts
  * it (its receipt audited again — identical, so dropped unless intake died before it — then extraction or the
- * crew), or a `crew.tick` for a RUNNING one.
+ * crew), or a `crew.tick` for a RUNNING one. A structured claim is stored RUNNING by the intake that starts it, so
+ * one whose crew has no session (`hasSession` false: intake died before the start) is started again; where the
+ * session was not read (`undefined`), such a claim gets its start and a tick (the one that does not apply is ignored).
  */
-export function nudgeEffects(claim: ClaimRecord, now: number): { nudge: "restarted" | "ticked"; effects: Effect[] } {
+export function nudgeEffects(
+  claim: ClaimRecord,
+  now: number,
+  hasSession?: boolean,
+): { nudge: "restarted" | "ticked"; effects: Effect[] } {
   if (claim.status === "RECEIVED") return { nudge: "restarted", effects: startEffects(claim) };
+  if (claim.status === "RUNNING" && "claim" in claim.input && hasSession !== true) {
+    if (hasSession === false) return { nudge: "restarted", effects: startEffects(claim) };
+    return { nudge: "ticked", effects: [...startEffects(claim), ...tickEffects(claim.claim_id, now)] };
+  }
   return { nudge: "ticked", effects: tickEffects(claim.claim_id, now) };
 }
 
@@ -149,10 +159,10 @@ export function decideTimer(
  * starts it (its receipt audited again — identical, so dropped unless intake died before it — then extraction or the
  * crew), or sends a RUNNING claim a `crew.tick`. Idempotent; asks nothing.
  */
-export function nudge(claim: ClaimRecord, now: number): Outcome<"restarted" | "ticked", never> {
+export function nudge(claim: ClaimRecord, now: number, hasSession?: boolean): Outcome<"restarted" | "ticked", never> {
   const outbox = claimOutboxEffects(claim);
   if (outbox) return done("restarted", outbox);
-  const { nudge: outcome, effects } = nudgeEffects(claim, now);
+  const { nudge: outcome, effects } = nudgeEffects(claim, now, hasSession);
   return done(outcome, effects);
 }
 
@@ -217,7 +227,7 @@ export type SweptState =
   | { at: "session"; claim: ClaimRecord; now: number }
   | { at: "stalled"; claim: ClaimRecord; effects: Effect[] }
   | { at: "release"; release: ReleaseState }
-  | { at: "counted"; claim: ClaimRecord; now: number };
+  | { at: "counted"; claim: ClaimRecord; now: number; hasSession?: boolean };
 
 /**
  * The sweep's process for one open claim not updated since `cutoff` (ISO): a claim waiting for the model has its
@@ -253,8 +263,10 @@ export function decideSweptClaim(
         return ask({ kind: "session", claimId: claim.claim_id }, { ...state, at: "session" });
       return swept(state.claim, 0, state.now, policy);
     }
-    case "session":
-      return swept(state.claim, observedAs(observed, "session").session?.version ?? 0, state.now, policy);
+    case "session": {
+      const session = observedAs(observed, "session").session;
+      return swept(state.claim, session?.version ?? 0, state.now, policy, session !== undefined);
+    }
     case "stalled": {
       if (!observedAs(observed, "claim_update").changed) return done("moved_on");
       const release = within(
@@ -272,11 +284,11 @@ export function decideSweptClaim(
       );
     case "counted":
       observedAs(observed, "claim_update");
-      return nudge(state.claim, state.now);
+      return nudge(state.claim, state.now, state.hasSession);
   }
 }
 
-function swept(claim: ClaimRecord, sessionVersion: number, now: number, policy: SweepPolicy) {
+function swept(claim: ClaimRecord, sessionVersion: number, now: number, policy: SweepPolicy, hasSession?: boolean) {
   const decision = sweepDecision(claim, sessionVersion, now, policy.maxTicks);
   if ("stalled" in decision) {
     const { patch, onlyFrom, effects } = decision.stalled;
@@ -293,7 +305,12 @@ function swept(claim: ClaimRecord, sessionVersion: number, now: number, policy: 
     patch: { sweep: decision.nudged },
     onlyFrom: [claim.status],
   } as ClaimUpdate;
-  return ask({ kind: "claim_update", update }, { at: "counted", claim, now } as SweptState);
+  return ask({ kind: "claim_update", update }, {
+    at: "counted",
+    claim,
+    now,
+    ...(hasSession === undefined ? {} : { hasSession }),
+  } as SweptState);
 }
 
 /** Where ending an overdue claim stands. */
