@@ -36,18 +36,33 @@ export function tableVault(client: object): PersonalDataVault | undefined {
 /**
  * A JSON text with its personal fields sealed (under `subject`, else the claim it names) before a port compresses
  * it — a compressed attribute is binary, which the client's middleware does not read. As it is without a vault.
+ * With `implied`, the tokens leave `subject` out (issue 37): the port keeps it beside the text (an attribute of the
+ * item) and hands it to `openText` again.
  */
-export async function sealText(vault: PersonalDataVault | undefined, text: string, subject?: string): Promise<string> {
+export async function sealText(
+  vault: PersonalDataVault | undefined,
+  text: string,
+  subject?: string,
+  opts: { implied?: boolean } = {},
+): Promise<string> {
   if (vault === undefined) return text;
   const parsed = parsedJson(text);
   if (parsed === undefined) return text;
   const claim = subject ?? claimOfItem(parsed) ?? "unattributed";
-  return JSON.stringify(await sealDeep(parsed, (t) => vault.seal(claim, t)));
+  const implied = subject !== undefined && opts.implied === true;
+  return JSON.stringify(await sealDeep(parsed, (t) => vault.seal(claim, t, { implied })));
 }
 
-/** A JSON text a port decompressed, with its sealed fields opened; as it is without a vault or a sealed field. */
-export async function openText(vault: PersonalDataVault | undefined, text: string): Promise<string> {
-  return vault === undefined ? text : ((await openDeep(text, vault)) as string);
+/**
+ * A JSON text a port decompressed, with its sealed fields opened; as it is without a vault or a sealed field.
+ * `recordSubject` is the subject a text sealed `implied` was sealed under.
+ */
+export async function openText(
+  vault: PersonalDataVault | undefined,
+  text: string,
+  recordSubject?: string,
+): Promise<string> {
+  return vault === undefined ? text : ((await openDeep(text, vault, false, recordSubject)) as string);
 }
 
 /** A string that holds a JSON object or array (an audit event kept as text). */
