@@ -58,20 +58,24 @@ const CLAIM_ID = /^clm_([0-9a-f]{32})$/;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** The packed subject header of pd2 (undefined: the record names it). */
-function packedSubject(subject: string | undefined): Buffer {
+/** The packed subject header of pd2 (undefined: the record names it); none for a subject pd2 cannot hold. */
+function packedSubject(subject: string | undefined): Buffer | undefined {
   if (subject === undefined) return Buffer.of(PD2_IMPLIED);
   const id = CLAIM_ID.exec(subject);
   if (id) return Buffer.concat([Buffer.of(PD2_CLAIM_ID), Buffer.from(id[1]!, "hex")]);
   const text = Buffer.from(subject, "utf8");
-  if (text.length === 0 || text.length > 255) throw new SealedFieldError("a subject must be 1 to 255 bytes long");
-  return Buffer.concat([Buffer.of(PD2_TEXT, text.length), text]);
+  return text.length === 0 || text.length > 255 ? undefined : Buffer.concat([Buffer.of(PD2_TEXT, text.length), text]);
 }
 
-/** The pd2 token of `parts`: its subject packed, or left out when `implied` (the record it is stored in names it). */
-function pd2Token(parts: TokenParts, implied: boolean): string {
-  const bytes = Buffer.concat([packedSubject(implied ? undefined : parts.subject), parts.iv, parts.ct, parts.tag]);
-  return `${SEALED_PREFIX_V2}${b64u(bytes)}`;
+/**
+ * The token of `parts`: pd2, its subject packed or left out when `implied` (the record it is stored in names it); pd1
+ * for a subject pd2 cannot hold (empty, or over 255 bytes: no claim id is).
+ */
+function sealedToken(parts: TokenParts & { subject: string }, implied: boolean): string {
+  const header = packedSubject(implied ? undefined : parts.subject);
+  if (header === undefined)
+    return `${SEALED_PREFIX}${b64u(Buffer.from(parts.subject, "utf8"))}:${b64u(parts.iv)}:${b64u(parts.ct)}:${b64u(parts.tag)}`;
+  return `${SEALED_PREFIX_V2}${b64u(Buffer.concat([header, parts.iv, parts.ct, parts.tag]))}`;
 }
 
 /** A pd2 token's parts (undefined when it is not of the exact form: canonical base64url, a known header, every part). */
@@ -146,12 +150,12 @@ export function envelopeVault(store: DataKeyStore, opts: { cacheKeys?: boolean }
       // copied from another claim — is sealed like any text.
       const parts = tokenParts(plaintext);
       if (parts !== undefined && (parts.subject ?? subject) === subject && decrypt(k.key, subject, parts) !== undefined)
-        return plaintext.startsWith(SEALED_PREFIX) ? plaintext : pd2Token({ ...parts, subject }, implied);
+        return plaintext.startsWith(SEALED_PREFIX) ? plaintext : sealedToken({ ...parts, subject }, implied);
       const iv = syntheticIv(k.key, subject, plaintext);
       const cipher = createCipheriv("aes-256-gcm", k.key, iv);
       cipher.setAAD(Buffer.from(subject, "utf8"));
       const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-      return pd2Token({ subject, iv, ct, tag: cipher.getAuthTag() }, implied);
+      return sealedToken({ subject, iv, ct, tag: cipher.getAuthTag() }, implied);
     },
     async open(token, recordSubject) {
       const parts = tokenParts(token);

@@ -64,6 +64,11 @@ describe("the sealed field's forms", () => {
     const other = await vault.seal("unattributed", REASON);
     expect(bytesOf(other).subarray(0, 14)).toEqual(Buffer.concat([Buffer.of(2, 12), Buffer.from("unattributed")]));
     expect(await vault.open(other)).toBe(REASON);
+    // A subject pd2 cannot hold (over 255 bytes) is sealed as pd1, as before.
+    const long = `clm_${"x".repeat(300)}`;
+    const pd1 = await vault.seal(long, REASON);
+    expect(pd1.startsWith(`pd1:${Buffer.from(long).toString("base64url")}:`)).toBe(true);
+    expect(await vault.open(pd1)).toBe(REASON);
   });
 
   it("opens a token that leaves its claim to the record only with the record's claim", async () => {
