@@ -416,11 +416,16 @@ export type DestroyOutcome = "destroyed" | "already_erased" | "unknown";
 export interface PersonalDataVault {
   /**
    * `plaintext` sealed under `subject`'s key (made on first use); ERASED once the subject's key was destroyed. A token
-   * this vault made for `subject` comes back as it is; any other text, one in the form of a token included, is sealed.
+   * this vault made for `subject` comes back as it is (in the form asked for); any other text, one in the form of a
+   * token included, is sealed. With `implied`, the token leaves the subject out: only for a record that names it
+   * (an item whose key is the claim's), and opened only with it.
    */
-  seal(subject: string, plaintext: string): Promise<string>;
-  /** The text of a sealed field, or undefined when its key was destroyed. */
-  open(token: string): Promise<string | undefined>;
+  seal(subject: string, plaintext: string, opts?: { implied?: boolean }): Promise<string>;
+  /**
+   * The text of a sealed field, or undefined when its key was destroyed. `recordSubject` is the claim the record it
+   * was read from names (its key), which a token sealed `implied` needs; a token that names its own subject ignores it.
+   */
+  open(token: string, recordSubject?: string): Promise<string | undefined>;
   /** Destroys `subject`'s key for good: whatever was sealed under it can never be opened again, nor sealed anew. */
   destroy(subject: string): Promise<DestroyOutcome>;
 }

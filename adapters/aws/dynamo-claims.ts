@@ -93,10 +93,18 @@ export async function countOpenClaims(ctx: Pick<DynamoContext, "client" | "table
  * may stop writing them (~95 bytes off every claim write and its gsi1 entry; issue 37). This one still writes them:
  * a handler of the release before, still running during the deploy, would read a claim without them as another
  * decision flow's (its kernel would refuse the claim's proposal). Readers first, writers a release later.
+ *
+ * A structured claim's `claim` is its `input.claim` (intake stores the submitted claim as both): it is left out when
+ * it is the same, and `toRecord` reads it from `input` (issue 37: the claim's reason sealed twice kept every settled
+ * claim write over a write unit). Only extraction sets `claim` later, on a free-text claim (no `input.claim`), and no
+ * patch removes it.
  */
 function claimItem(record: ClaimRecord): Record<string, unknown> {
+  const { claim, ...rest } = stripUndefined(record);
+  const submitted = "claim" in rest.input ? rest.input.claim : undefined;
+  const same = claim !== undefined && submitted !== undefined && canonicalize(claim) === canonicalize(submitted);
   return {
-    ...stripUndefined(record),
+    ...(same ? rest : stripUndefined(record)),
     ...keys.claim(record.claim_id),
     entity: "claim",
     ...claimIndexAttributes(record),
@@ -109,7 +117,15 @@ function toRecord(item: Record<string, unknown> | undefined): ClaimRecord | unde
   if (typeof claim_id !== "string" || typeof rest.status !== "string")
     throw new StoredItemError(`stored claim ${String(item.pk)} has no claim_id or status`);
   const ownDfid = dfid ?? dfidOf(claim_id);
-  return { claim_id, dfid: ownDfid, root_dfid: root_dfid ?? ownDfid, ...rest } as ClaimRecord;
+  const input = rest.input as ClaimRecord["input"] | undefined;
+  const claim = rest.claim ?? (input !== undefined && "claim" in input ? input.claim : undefined);
+  return {
+    claim_id,
+    dfid: ownDfid,
+    root_dfid: root_dfid ?? ownDfid,
+    ...rest,
+    ...(claim === undefined ? {} : { claim }),
+  } as ClaimRecord;
 }
 
 /**

@@ -18,6 +18,7 @@ import type { DynamoContext } from "./dynamo-context.ts";
 import { InvalidArgumentError, isConditionalCheckFailed, StoredItemError, VerdictNotFoundError } from "./errors.ts";
 import { keys } from "./table.ts";
 import { dfidOf } from "../../core/kernel/claim-record.ts";
+import { personalFields } from "../../core/privacy/sealing.ts";
 import { verdictIdFor } from "../../core/kernel/execution.ts";
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -96,7 +97,7 @@ async function toVerdict(item: Record<string, unknown>, vault: PersonalDataVault
     const record = recordOfText(item.record as string, item.claim_id as string, key);
     // The body was compressed against the whole record's text.
     const packed = await unpackText(item, "body", json(record));
-    const bodyText = packed === undefined ? undefined : await openText(vault, packed);
+    const bodyText = packed === undefined ? undefined : await openText(vault, packed, item.claim_id as string);
     const body = (bodyText === undefined ? {} : JSON.parse(bodyText)) as Record<string, unknown>;
     const field = (name: (typeof BODY_FIELDS)[number]): unknown =>
       typeof item[name] === "string" ? JSON.parse(item[name] as string) : body[name];
@@ -130,23 +131,38 @@ export async function verdictItem(
   vault?: PersonalDataVault | undefined,
 ): Promise<Record<string, unknown>> {
   const head = itemHead(v);
-  const body = await packText(
-    "body",
-    await sealText(vault, json(bodyOf(v))),
-    itemBytes(head),
-    vault ? {} : { context: json(v.record) },
-  );
+  const body = await packText("body", await sealBody(vault, v), itemBytes(head), bodyPacking(v.record));
   return { ...head, [body.attribute]: body.value };
+}
+
+/**
+ * The body's text, its personal fields sealed under the verdict's claim, which the item keeps beside it (`claim_id`):
+ * the tokens leave it out (issue 37), and a token moved to another claim's verdict does not open.
+ */
+function sealBody(
+  vault: PersonalDataVault | undefined,
+  v: Pick<StoredVerdict, "claim_id" | "checks" | "events" | "review" | "audit">,
+): Promise<string> {
+  return sealText(vault, json(bodyOf(v)), v.claim_id, { implied: true });
+}
+
+/**
+ * How the body is packed: compressed against the record's text (the ClaimVerdict event repeats it), sealed or not —
+ * the record holds no personal field (its `reason` is the code's), so a sealing client stores and reads it as it is,
+ * and a reader has the very text it was compressed against (issue 37: sealed, without it, the verdict was 127 bytes
+ * larger, over a write unit). A record that held one (none does) would read sealed or erased: then no context.
+ */
+function bodyPacking(record: VerdictRecord): { context?: string } {
+  return personalFields(record).length === 0 ? { context: json(record) } : {};
 }
 
 /** A VerdictRepository on the single table. */
 export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictRepository {
   const { client, tableName } = ctx;
-  // A sealing client: the body is sealed before it is compressed, and not against the record (which reads sealed or
-  // erased, never as it was compressed against).
+  // A sealing client: the body is sealed before it is compressed (bodyPacking).
   const vault = tableVault(client);
-  const packBody = async (body: unknown, record: unknown, restBytes: number) =>
-    packText("body", await sealText(vault, json(body)), restBytes, vault ? {} : { context: json(record) });
+  const packBody = async (v: StoredVerdict, restBytes: number) =>
+    packText("body", await sealBody(vault, v), restBytes, bodyPacking(v.record));
   // Verdicts as last put or read here. recordExecution rewrites the body, which holds the checks (never
   // changed after the put): the kernel reads or puts the verdict before it settles it, so they are known.
   const seen = new Map<string, StoredVerdict>();
@@ -204,7 +220,7 @@ export function createDynamoVerdictRepository(ctx: DynamoContext): VerdictReposi
         ...(outcome.audit === undefined ? {} : { audit: outcome.audit }),
       };
       const head = itemHead(next);
-      const body = await packBody(bodyOf(next), next.record, itemBytes(head));
+      const body = await packBody(next, itemBytes(head));
       const stale = [...packedNames("body").filter((n) => n !== body.attribute), ...BODY_FIELDS];
       try {
         const out = await dynamoCall(`UpdateItem verdict ${key} execution`, () =>

@@ -6,9 +6,11 @@
 // sees no change where there is none (issue 38: random IVs broke exactly-once under chaos). Two different texts
 // get different IVs (a GCM IV is never reused for two plaintexts, short of a 2^-96 HMAC collision); what the
 // determinism reveals is only that two fields of one claim hold the same text. The keys live in a DataKeyStore: key
-// files on the local stack (key-files.ts), KMS-wrapped keys in the table on AWS (kms-keys.ts).
+// files on the local stack (key-files.ts), KMS-wrapped keys in the table on AWS (kms-keys.ts). A token is written
+// `pd2:` + one base64url text (issue 37: a sealed field's bytes kept the verdict and the claim over a write unit):
+// the subject packed, or left out where the item it is stored in names the claim (`implied`); pd1 tokens still open.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from "node:crypto";
-import { ERASED, isSealed, SEALED_PREFIX } from "../../core/privacy/sealing.ts";
+import { ERASED, isSealed, SEALED_PREFIX, SEALED_PREFIX_V2 } from "../../core/privacy/sealing.ts";
 import { SealedFieldError } from "../../pipeline/errors.ts";
 import type { DestroyOutcome, PersonalDataVault } from "../../pipeline/ports.ts";
 
@@ -43,21 +45,79 @@ export function syntheticIv(key: Buffer, subject: string, plaintext: string): Bu
   return mac.digest().subarray(0, 12);
 }
 
-/** A token's parts, decoded: its subject, IV, ciphertext and tag (undefined when `token` is not of the exact form). */
-function tokenParts(token: string): { subject: Buffer; iv: Buffer; ct: Buffer; tag: Buffer } | undefined {
+/** A token's parts: its subject (undefined in a pd2 token that leaves it to the record), IV, ciphertext and tag. */
+type TokenParts = { subject: string | undefined; iv: Buffer; ct: Buffer; tag: Buffer };
+
+// pd2's packed bytes (base64url after `pd2:`): a header byte, the subject as it says, the 12-byte IV, the
+// ciphertext, the 16-byte tag. The subject is a claim id of the usual form packed in 16 bytes, any other subject as
+// its UTF-8 bytes after their length, or left out where the record it is stored in names it (the item's key).
+const PD2_IMPLIED = 0;
+const PD2_CLAIM_ID = 1;
+const PD2_TEXT = 2;
+const CLAIM_ID = /^clm_([0-9a-f]{32})$/;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** The packed subject header of pd2 (undefined: the record names it); none for a subject pd2 cannot hold. */
+function packedSubject(subject: string | undefined): Buffer | undefined {
+  if (subject === undefined) return Buffer.of(PD2_IMPLIED);
+  const id = CLAIM_ID.exec(subject);
+  if (id) return Buffer.concat([Buffer.of(PD2_CLAIM_ID), Buffer.from(id[1]!, "hex")]);
+  const text = Buffer.from(subject, "utf8");
+  return text.length === 0 || text.length > 255 ? undefined : Buffer.concat([Buffer.of(PD2_TEXT, text.length), text]);
+}
+
+/**
+ * The token of `parts`: pd2, its subject packed or left out when `implied` (the record it is stored in names it); pd1
+ * for a subject pd2 cannot hold (empty, or over 255 bytes: no claim id is).
+ */
+function sealedToken(parts: TokenParts & { subject: string }, implied: boolean): string {
+  const header = packedSubject(implied ? undefined : parts.subject);
+  if (header === undefined)
+    return `${SEALED_PREFIX}${b64u(Buffer.from(parts.subject, "utf8"))}:${b64u(parts.iv)}:${b64u(parts.ct)}:${b64u(parts.tag)}`;
+  return `${SEALED_PREFIX_V2}${b64u(Buffer.concat([header, parts.iv, parts.ct, parts.tag]))}`;
+}
+
+/** A pd2 token's parts (undefined when it is not of the exact form: canonical base64url, a known header, every part). */
+function pd2Parts(body: string): TokenParts | undefined {
+  const bytes = Buffer.from(body, "base64url");
+  if (b64u(bytes) !== body || bytes.length < 1 + IV_BYTES + TAG_BYTES) return undefined;
+  let at = 1;
+  let subject: string | undefined;
+  if (bytes[0] === PD2_CLAIM_ID) {
+    if (bytes.length < 17 + IV_BYTES + TAG_BYTES) return undefined;
+    subject = `clm_${bytes.subarray(1, 17).toString("hex")}`;
+    at = 17;
+  } else if (bytes[0] === PD2_TEXT) {
+    const n = bytes[1] ?? 0;
+    if (n === 0 || bytes.length < 2 + n + IV_BYTES + TAG_BYTES) return undefined;
+    subject = bytes.subarray(2, 2 + n).toString("utf8");
+    at = 2 + n;
+  } else if (bytes[0] !== PD2_IMPLIED) return undefined;
+  return {
+    subject,
+    iv: bytes.subarray(at, at + IV_BYTES),
+    ct: bytes.subarray(at + IV_BYTES, bytes.length - TAG_BYTES),
+    tag: bytes.subarray(bytes.length - TAG_BYTES),
+  };
+}
+
+/** A token's parts, decoded (undefined when `token` is not of the exact form of pd1 or pd2). */
+function tokenParts(token: string): TokenParts | undefined {
   if (!isSealed(token)) return undefined;
+  if (token.startsWith(SEALED_PREFIX_V2)) return pd2Parts(token.slice(SEALED_PREFIX_V2.length));
   const [subject, iv, ct, tag] = token
     .slice(SEALED_PREFIX.length)
     .split(":")
     .map((p) => Buffer.from(p, "base64url")) as [Buffer, Buffer, Buffer, Buffer];
-  return { subject, iv, ct, tag };
+  return { subject: subject.toString("utf8"), iv, ct, tag };
 }
 
-/** The plaintext of `parts` under `key`, or undefined when it does not authenticate. */
-function decrypt(key: Buffer, parts: { subject: Buffer; iv: Buffer; ct: Buffer; tag: Buffer }): string | undefined {
+/** The plaintext of `parts` under `key` and `subject`, or undefined when it does not authenticate. */
+function decrypt(key: Buffer, subject: string, parts: TokenParts): string | undefined {
   try {
     const decipher = createDecipheriv("aes-256-gcm", key, parts.iv);
-    decipher.setAAD(parts.subject);
+    decipher.setAAD(Buffer.from(subject, "utf8"));
     decipher.setAuthTag(parts.tag);
     return Buffer.concat([decipher.update(parts.ct), decipher.final()]).toString("utf8");
   } catch {
@@ -81,27 +141,34 @@ export function envelopeVault(store: DataKeyStore, opts: { cacheKeys?: boolean }
     return k;
   };
   return {
-    async seal(subject, plaintext) {
+    async seal(subject, plaintext, opts = {}) {
       const k = await key(subject, true);
       if (k.state !== "key") return ERASED;
-      // A token this vault made for this subject is kept (a record read sealed and written again); any other text —
-      // a customer's reason of `pd1:…`, a token forged or copied from another claim — is sealed like any text.
+      const implied = opts.implied === true;
+      // A token this vault made for this subject is kept (a record read sealed and written again) — a pd1 token as it
+      // is, a pd2 token in the form asked for; any other text — a customer's reason of `pd1:…`, a token forged or
+      // copied from another claim — is sealed like any text.
       const parts = tokenParts(plaintext);
-      if (parts !== undefined && parts.subject.toString("utf8") === subject && decrypt(k.key, parts) !== undefined)
-        return plaintext;
+      if (parts !== undefined && (parts.subject ?? subject) === subject && decrypt(k.key, subject, parts) !== undefined)
+        return plaintext.startsWith(SEALED_PREFIX) ? plaintext : sealedToken({ ...parts, subject }, implied);
       const iv = syntheticIv(k.key, subject, plaintext);
       const cipher = createCipheriv("aes-256-gcm", k.key, iv);
       cipher.setAAD(Buffer.from(subject, "utf8"));
       const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-      return `${SEALED_PREFIX}${b64u(Buffer.from(subject, "utf8"))}:${b64u(iv)}:${b64u(ct)}:${b64u(cipher.getAuthTag())}`;
+      return sealedToken({ subject, iv, ct, tag: cipher.getAuthTag() }, implied);
     },
-    async open(token) {
+    async open(token, recordSubject) {
       const parts = tokenParts(token);
-      if (parts === undefined) throw new SealedFieldError("not a sealed field (pd1:<subject>:<iv>:<data>:<tag>)");
-      const subject = parts.subject.toString("utf8");
+      if (parts === undefined)
+        throw new SealedFieldError("not a sealed field (pd2:<packed>, or pd1:<subject>:<iv>:<data>:<tag>)");
+      const subject = parts.subject ?? recordSubject;
+      if (subject === undefined)
+        throw new SealedFieldError(
+          "a sealed field that leaves its claim to its record was read without the record's claim",
+        );
       const k = await key(subject, false);
       if (k.state !== "key") return undefined;
-      const text = decrypt(k.key, parts);
+      const text = decrypt(k.key, subject, parts);
       if (text === undefined) throw new SealedFieldError(`a sealed field of ${subject} does not open with its key`);
       return text;
     },

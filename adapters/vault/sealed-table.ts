@@ -8,11 +8,11 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import {
   ERASED,
+  holdsSealedPrefix,
   isPersonal,
   isSealed,
   PERSONAL_KEYS,
   personalFields,
-  SEALED_PREFIX,
 } from "../../core/privacy/sealing.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import { keyInvocationHandler } from "./invocation-keys.ts";
@@ -37,18 +37,33 @@ export function tableVault(client: object): PersonalDataVault | undefined {
 /**
  * A JSON text with its personal fields sealed (under `subject`, else the claim it names) before a port compresses
  * it — a compressed attribute is binary, which the client's middleware does not read. As it is without a vault.
+ * With `implied`, the tokens leave `subject` out (issue 37): the port keeps it beside the text (an attribute of the
+ * item) and hands it to `openText` again.
  */
-export async function sealText(vault: PersonalDataVault | undefined, text: string, subject?: string): Promise<string> {
+export async function sealText(
+  vault: PersonalDataVault | undefined,
+  text: string,
+  subject?: string,
+  opts: { implied?: boolean } = {},
+): Promise<string> {
   if (vault === undefined) return text;
   const parsed = parsedJson(text);
   if (parsed === undefined) return text;
   const claim = subject ?? claimOfItem(parsed) ?? "unattributed";
-  return JSON.stringify(await sealDeep(parsed, (t) => vault.seal(claim, t)));
+  const implied = subject !== undefined && opts.implied === true;
+  return JSON.stringify(await sealDeep(parsed, (t) => vault.seal(claim, t, { implied })));
 }
 
-/** A JSON text a port decompressed, with its sealed fields opened; as it is without a vault or a sealed field. */
-export async function openText(vault: PersonalDataVault | undefined, text: string): Promise<string> {
-  return vault === undefined ? text : ((await openDeep(text, vault)) as string);
+/**
+ * A JSON text a port decompressed, with its sealed fields opened; as it is without a vault or a sealed field.
+ * `recordSubject` is the subject a text sealed `implied` was sealed under.
+ */
+export async function openText(
+  vault: PersonalDataVault | undefined,
+  text: string,
+  recordSubject?: string,
+): Promise<string> {
+  return vault === undefined ? text : ((await openDeep(text, vault, false, recordSubject)) as string);
 }
 
 /** A string that holds a JSON object or array (an audit event kept as text). */
@@ -170,7 +185,7 @@ function personalKey(key: string, record: Json): boolean {
 
 /** Whether some string in `value` holds the sealed prefix (what openDeep could open). */
 function holdsToken(value: unknown): boolean {
-  if (typeof value === "string") return value.includes(SEALED_PREFIX);
+  if (typeof value === "string") return holdsSealedPrefix(value);
   if (Array.isArray(value)) return value.some(holdsToken);
   if (!isObject(value)) return false;
   for (const v of Object.values(value)) if (holdsToken(v)) return true;
@@ -180,31 +195,66 @@ function holdsToken(value: unknown): boolean {
 /** Whether a field named `key` may hold a sealed field: only personal keys are ever sealed (a `reason` of a code too). */
 const mayBeSealed = (key: string): boolean => key === "reason" || PERSONAL_KEYS.includes(key);
 
+/** The claim an item's key names (`CLAIM#<id>`, `DFID#dfid_<id>`), or undefined. */
+function claimOfKey(pk: unknown): string | undefined {
+  return typeof pk === "string" ? /^(?:CLAIM#|DFID#dfid_)(.+)$/.exec(pk)?.[1] : undefined;
+}
+
+/** The claim the key of a written unit names: a put's item, an update's key, a transaction's or a batch's entry. */
+function claimOfUnitKey(unit: unknown): string | undefined {
+  if (!isObject(unit)) return undefined;
+  for (const holder of [unit, unit.Put, unit.Update, unit.PutRequest]) {
+    if (!isObject(holder)) continue;
+    const pk = isObject(holder.Item) ? holder.Item.pk : isObject(holder.Key) ? holder.Key.pk : undefined;
+    if (pk !== undefined) return claimOfKey(pk);
+  }
+  return undefined;
+}
+
 /**
  * `value` with every sealed field opened (inside JSON strings too); an erased claim's read `[erased]`. Only a field
  * under a personal key is opened, and only in the exact form of a token: any other text that looks like one (an
  * order id a customer chose) is a customer's text and reads as written, never as another claim's words nor erased.
+ * A token that leaves its claim to its item opens with the claim the item's key names: the outermost object with a `pk`
+ * (an item read, as sealUnit took the key of the item written; `null` inside an item whose key names no claim).
  */
-async function openDeep(value: unknown, vault: PersonalDataVault, personal = false): Promise<unknown> {
+async function openDeep(
+  value: unknown,
+  vault: PersonalDataVault,
+  personal = false,
+  recordSubject: string | null | undefined = undefined,
+): Promise<unknown> {
   if (typeof value === "string") {
-    if (!value.includes(SEALED_PREFIX)) return value;
-    if (personal) return isSealed(value) ? ((await vault.open(value)) ?? ERASED) : value;
+    if (!holdsSealedPrefix(value)) return value;
+    if (personal) return isSealed(value) ? ((await vault.open(value, recordSubject ?? undefined)) ?? ERASED) : value;
     const inner = parsedJson(value);
-    return inner === undefined ? value : JSON.stringify(await openDeep(inner, vault));
+    return inner === undefined ? value : JSON.stringify(await openDeep(inner, vault, false, recordSubject));
   }
   // Nothing that reads like a token below: as it is (issue 37: the walk awaited every field of every item read).
   if (!holdsToken(value)) return value;
-  if (Array.isArray(value)) return Promise.all(value.map((v) => openDeep(v, vault)));
+  if (Array.isArray(value)) return Promise.all(value.map((v) => openDeep(v, vault, false, recordSubject)));
   if (!isObject(value)) return value;
+  const subject =
+    recordSubject !== undefined || value.pk === undefined ? recordSubject : (claimOfKey(value.pk) ?? null);
   const out: Json = {};
-  for (const [k, v] of Object.entries(value)) out[k] = holdsToken(v) ? await openDeep(v, vault, mayBeSealed(k)) : v;
+  for (const [k, v] of Object.entries(value))
+    out[k] = holdsToken(v) ? await openDeep(v, vault, mayBeSealed(k), subject) : v;
   return out;
 }
 
-/** One unit of a write (an item, an update, a message) sealed under its claim's key; one of no claim under `unattributed`. */
+/**
+ * One unit of a write (an item, an update, a message) sealed under its claim's key; one of no claim under
+ * `unattributed`. Where the unit's key names that very claim, its tokens leave the claim out (issue 37: ~50 bytes a
+ * field): a reader opens them with the claim of the item's key, and a token moved to another item does not open.
+ */
 async function sealUnit(unit: unknown, vault: PersonalDataVault): Promise<unknown> {
   let subject: string | undefined;
-  return sealWalk((t) => vault.seal((subject ??= claimOfItem(unit) ?? "unattributed"), t))(unit);
+  let implied: boolean | undefined;
+  return sealWalk((t) => {
+    subject ??= claimOfItem(unit) ?? "unattributed";
+    implied ??= claimOfUnitKey(unit) === subject;
+    return vault.seal(subject, t, { implied });
+  })(unit);
 }
 
 /** A command's input with every written unit sealed: TransactWrite's items one by one, BatchWrite's puts, or the whole input. */
@@ -290,7 +340,7 @@ export function openingSqsHandler<E extends { Records: readonly { body: string }
     const v = vaultNow();
     if (v === undefined) return handler(event, context);
     const records = await Promise.all(
-      event.Records.map(async (r) => (r.body.includes(SEALED_PREFIX) ? { ...r, body: await openText(v, r.body) } : r)),
+      event.Records.map(async (r) => (holdsSealedPrefix(r.body) ? { ...r, body: await openText(v, r.body) } : r)),
     );
     return handler({ ...event, Records: records }, context);
   };

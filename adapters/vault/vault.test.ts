@@ -43,6 +43,22 @@ function fakeKms(): KmsDataKeys & { calls: string[] } {
   };
 }
 
+/** A pd2 token's parts, where the subject is written as its UTF-8 bytes (header 2: every subject of these tests). */
+function pd2Parts(token: string): { subject: string; iv: Buffer; rest: Buffer } {
+  const bytes = Buffer.from(token.slice("pd2:".length), "base64url");
+  expect(bytes[0]).toBe(2);
+  const n = bytes[1]!;
+  return {
+    subject: bytes.subarray(2, 2 + n).toString(),
+    iv: bytes.subarray(2 + n, 14 + n),
+    rest: bytes.subarray(14 + n),
+  };
+}
+
+/** The pd2 token of `subject` with `iv` and `rest` (ciphertext and tag). */
+const pd2Of = (subject: string, iv: Buffer, rest: Buffer) =>
+  `pd2:${Buffer.concat([Buffer.of(2, Buffer.byteLength(subject)), Buffer.from(subject), iv, rest]).toString("base64url")}`;
+
 function vaultContract(name: string, makeStore: () => Promise<DataKeyStore>): void {
   const make = async (): Promise<PersonalDataVault> => envelopeVault(await makeStore());
   describe(`the vault over ${name}`, () => {
@@ -58,7 +74,7 @@ function vaultContract(name: string, makeStore: () => Promise<DataKeyStore>): vo
 
     it("gives another text, or the same text of another claim, another IV and another token", async () => {
       const vault = await make();
-      const ivOf = (token: string) => token.split(":")[2];
+      const ivOf = (token: string) => pd2Parts(token).iv.toString("hex");
       const a = await vault.seal("clm_1", TEXT);
       const b = await vault.seal("clm_1", `${TEXT}.`);
       const c = await vault.seal("clm_4", TEXT);
@@ -100,20 +116,21 @@ function vaultContract(name: string, makeStore: () => Promise<DataKeyStore>): vo
       const vault = await make();
       const token = await vault.seal("clm_5", TEXT);
       await vault.seal("clm_6", "x");
-      const [, , iv, ct, tag] = token.split(":");
-      const moved = `pd1:${Buffer.from("clm_6").toString("base64url")}:${iv}:${ct}:${tag}`;
-      await expect(vault.open(moved)).rejects.toBeInstanceOf(SealedFieldError);
+      const { iv, rest } = pd2Parts(token);
+      await expect(vault.open(pd2Of("clm_6", iv, rest))).rejects.toBeInstanceOf(SealedFieldError);
       await expect(vault.open("pd1:garbage")).rejects.toBeInstanceOf(SealedFieldError);
+      await expect(vault.open("pd2:garbage")).rejects.toBeInstanceOf(SealedFieldError);
     });
 
     it("keeps a token it made for the subject, and seals any other text that looks like one (issue 38)", async () => {
       const vault = await make();
       const mine = await vault.seal("clm_10", TEXT);
       const others = await vault.seal("clm_11", "the other claim's words");
-      const [, , iv, ct] = mine.split(":");
-      const forged = `pd1:${Buffer.from("clm_10").toString("base64url")}:${iv}:${ct}:${"A".repeat(22)}`;
+      const { iv, rest } = pd2Parts(mine);
+      const forged = pd2Of("clm_10", iv, Buffer.concat([rest.subarray(0, -16), Buffer.alloc(16)]));
+      const forgedPd1 = `pd1:${Buffer.from("clm_10").toString("base64url")}:${"A".repeat(16)}:AAAA:${"A".repeat(22)}`;
       expect(await vault.seal("clm_10", mine)).toBe(mine);
-      for (const text of ["pd1:abc", forged, others, ERASED]) {
+      for (const text of ["pd1:abc", "pd2:abc", forged, forgedPd1, others, ERASED]) {
         const token = await vault.seal("clm_10", text);
         expect(token).not.toBe(text);
         expect(await vault.open(token)).toBe(text);

@@ -6,8 +6,20 @@
 /** What an erased field reads as, wherever it was: in replay, the report, an export. */
 export const ERASED = "[erased]";
 
-/** The prefix of a sealed field: `pd1:<subject>:<iv>:<ciphertext>:<tag>`, each part base64url. */
+/** The prefix of a sealed field of the first form: `pd1:<subject>:<iv>:<ciphertext>:<tag>`, each part base64url (still read). */
 export const SEALED_PREFIX = "pd1:";
+
+/**
+ * The prefix of a sealed field as written now (issue 37): `pd2:` and one base64url text of a header byte, the subject
+ * packed (or left out where the record names it: the item's key), the IV, the ciphertext and the tag
+ * (adapters/vault/envelope.ts) — ~29 characters shorter than pd1 for a claim id, ~50 where the record names the claim.
+ */
+export const SEALED_PREFIX_V2 = "pd2:";
+
+/** Whether `text` holds a sealed field's prefix anywhere (what a reader looks at before it parses or opens anything). */
+export function holdsSealedPrefix(text: string): boolean {
+  return text.includes(SEALED_PREFIX) || text.includes(SEALED_PREFIX_V2);
+}
 
 /**
  * Keys whose string value is personal wherever it appears: the free text, a reviewer's note (it may quote the
@@ -25,16 +37,22 @@ export function isPersonal(key: string, parent: Readonly<Record<string, unknown>
 }
 
 /**
- * The exact form of a sealed field: the prefix, a base64url subject, a 96-bit IV (16 characters), the ciphertext and a
- * 128-bit tag (22 characters). A customer's text can take this form too (issue 38: a reason of `pd1:…`), so the form
- * alone never decides that a field is sealed: every personal field is handed to the vault's `seal`, which keeps a
- * field only when it is a token it made for that very subject (it authenticates under the subject's key).
+ * The exact form of a sealed field. pd1: the prefix, a base64url subject, a 96-bit IV (16 characters), the ciphertext
+ * and a 128-bit tag (22 characters). pd2: the prefix and base64url of at least 29 bytes (a header byte below 4, so its
+ * first character is `A`; IV and tag) — the vault checks the rest when it opens it. A customer's text can take either
+ * form too (issue 38: a reason of `pd1:…`), so the form alone never decides that a field is sealed: every personal
+ * field is handed to the vault's `seal`, which keeps a field only when it is a token it made for that very subject
+ * (it authenticates under the subject's key).
  */
-const TOKEN = /^pd1:([A-Za-z0-9_-]+):[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]*:[A-Za-z0-9_-]{22}$/;
+const TOKEN_V1 = /^pd1:([A-Za-z0-9_-]+):[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]*:[A-Za-z0-9_-]{22}$/;
+const TOKEN_V2 = /^pd2:A[A-Za-z0-9_-]{38,}$/;
 
-/** Whether `value` has the exact form of a sealed field (not whether it is one: see TOKEN). */
+/** Whether `value` has the exact form of a sealed field (not whether it is one: see TOKEN_V1). */
 export function isSealed(value: unknown): value is string {
-  return typeof value === "string" && TOKEN.test(value);
+  if (typeof value !== "string") return false;
+  if (TOKEN_V1.test(value)) return true;
+  // base64url of n bytes is never 1 character past a multiple of 4.
+  return TOKEN_V2.test(value) && (value.length - SEALED_PREFIX_V2.length) % 4 !== 1;
 }
 
 /** Every personal string field of `value` mapped through `f` (a copy; the rest as it was). */
