@@ -1,7 +1,9 @@
 // `claims ARGS` run inside the test's own process: the program bin/claims.mjs runs (cli/program.ts), its parsing,
 // commands, messages and exit codes, without the 0.3–1.7 CPU-s a child process costs to start (issue 36). What only
 // the binary proves — that it starts and its exit code reaches the shell — each command keeps in one test that runs
-// bin/claims.mjs. Calls run one at a time: each captures the process's stdout and stderr and its exitCode meanwhile.
+// bin/claims.mjs. Calls run one at a time: each captures the process's stdout and stderr (console's included, which
+// vitest would otherwise take) and its exitCode meanwhile.
+import { format } from "node:util";
 import { runCli } from "./program.ts";
 
 /** What a `claims` run ends with: its exit code and what it wrote. */
@@ -31,15 +33,34 @@ async function once(args: readonly string[], env: Record<string, string>): Promi
       done?.();
       return true;
     }) as typeof process.stdout.write;
+  const consoled = {
+    log: console.log,
+    info: console.info,
+    debug: console.debug,
+    warn: console.warn,
+    error: console.error,
+  };
+  for (const method of Object.keys(consoled) as (keyof typeof consoled)[])
+    console[method] = (...data: unknown[]) => {
+      out[method === "warn" || method === "error" ? "stderr" : "stdout"] += `${format(...data)}\n`;
+    };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   const exitCode = process.exitCode;
   process.exitCode = undefined;
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  const listening = signals.map((signal) => new Set(process.listeners(signal)));
   try {
     await runCli(args);
   } finally {
     streams.stdout.write = writes.stdout;
     streams.stderr.write = writes.stderr;
+    Object.assign(console, consoled);
+    // A run that throws leaves its Ctrl-C listeners (cli/batch-run.ts disposes them only after a run that ended):
+    // harmless in a process about to exit, not in the test's.
+    signals.forEach((signal, i) => {
+      for (const l of process.listeners(signal)) if (!listening[i]!.has(l)) process.off(signal, l);
+    });
     for (const [k, v] of Object.entries(saved))
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
