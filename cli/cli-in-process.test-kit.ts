@@ -17,7 +17,14 @@ let queue: Promise<unknown> = Promise.resolve();
 
 /** Runs `claims ARGS` in this process with `env` over process.env (as a child would get it); never throws. */
 export function claimsInProcess(args: readonly string[], env: Record<string, string> = {}): Promise<CliOutcome> {
-  const run = queue.then(() => once(args, { NO_COLOR: "1", ...env }));
+  // What bin/claims.mjs sets before it runs the program (unless already set).
+  const binDefaults = Object.fromEntries(
+    ["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED", "AWS_EC2_METADATA_DISABLED"].map((k) => [
+      k,
+      process.env[k] ?? "true",
+    ]),
+  );
+  const run = queue.then(() => once(args, { ...binDefaults, NO_COLOR: "1", ...env }));
   queue = run.catch(() => undefined);
   return run;
 }
