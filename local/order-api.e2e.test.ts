@@ -2,7 +2,7 @@
 // `claims serve` with ORDER_SOURCE=http reading it with the token from ORDER_API_TOKEN_FILE. The kernel decides on
 // the API's orders, not the table's (ord_003 is in the bundled config, so in the table, but not on the server);
 // then, with both stopped, `claims replay` and `claims backtest` run from the recorded order facts alone.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimsInProcess } from "../cli/cli-in-process.test-kit.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const INTAKE_TOKEN = randomBytes(16).toString("hex");
@@ -85,8 +84,10 @@ async function submit(claim: Record<string, unknown>): Promise<View> {
   throw new Error(`claim ${claim_id} never became final`);
 }
 
-/** `claims ARGS` in this process (cli/cli-in-process.test-kit.ts): replay and backtest run as binaries in cli/. */
-const claims = (args: string[]) => claimsInProcess(args);
+function claims(args: string[]) {
+  const run = spawnSync(process.execPath, ["bin/claims.mjs", ...args], { cwd: ROOT, encoding: "utf8" });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "claims-orders-"));
@@ -181,11 +182,11 @@ describe("claims serve with ORDER_SOURCE=http against the example order server",
   it("replays and backtests from the recorded order facts with the order server stopped", async () => {
     await stop(serve);
     await stop(shop);
-    const replay = await claims(["replay", views.accept!.claim_id, "--data-dir", join(dir, "data")]);
+    const replay = claims(["replay", views.accept!.claim_id, "--data-dir", join(dir, "data")]);
     expect(replay.stderr).toBe("");
     expect(replay.stdout).toMatch(/Identical: ACCEPT VALIDATION_PASSED/);
     expect(replay.code).toBe(0);
-    const backtest = await claims([
+    const backtest = claims([
       "backtest",
       "--policy",
       "scenarios/config.yaml",
