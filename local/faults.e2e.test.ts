@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { seedOrders } from "../adapters/aws/index.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
@@ -346,30 +346,13 @@ describe("every message redelivered", () => {
 });
 
 describe("a crash right after each side-effecting call", () => {
-  // One stack and one injector for the three kinds: each kind's claims and orders are its own (clm_<kind>_…), crashes
-  // are planned per claim, and the invariants are checked again over every claim of the kinds before.
-  let shared: { s: FaultStack; injector: FaultInjector; dir: string } | undefined;
-  const before: string[] = [];
-  beforeAll(async () => {
-    const injector = createFaultInjector();
-    const s = await startFaultStack({ injector });
-    shared = { s, injector, dir: dataDir! };
-    // Not the test's own: afterEach leaves it running for the next kind.
-    current = undefined;
-    dataDir = undefined;
-  });
-  afterAll(async () => {
-    await shared?.s.stop();
-    if (shared) rmSync(shared.dir, { recursive: true, force: true });
-  });
-
-  // One traced claim gives the calls; then one claim per call crashes right after it (all at once on the stack).
+  // One traced claim gives the calls; then one claim per call crashes right after it (all at once on one stack).
   it.each(["accept", "text", "reject"] as const)(
     "%s claim: every crash point is redelivered and repaired, with the traced outcome",
     async (kind) => {
-      const { s, injector } = shared!;
+      const injector = createFaultInjector();
       const trace = claimOf(kind, "trace");
-      await seedOrders(s.clients.dynamo, LOCAL_TABLE_NAME, ordersFor([trace]));
+      const s = await startFaultStack({ claims: [trace], injector });
       const traced = await decideAll(s, [trace], injector);
       expect(outcome(traced.get(trace.id))).toEqual(KINDS[kind].expected);
       const points = crashPointsOf(injector.calls, trace.id);
@@ -393,10 +376,8 @@ describe("a crash right after each side-effecting call", () => {
       expect(
         wrong.map((f) => `${describePoint(f.point)} → ${JSON.stringify(outcome(records.get(f.claim.id)))}`),
       ).toEqual([]);
-      const mine = [trace.id, ...faulty.map((f) => f.claim.id)];
-      const report = await assertInvariants(s, [...before, ...mine]);
-      expect(report.decided).toBe(before.length + points.length + 1);
-      before.push(...mine);
+      const report = await assertInvariants(s, [trace.id, ...faulty.map((f) => f.claim.id)]);
+      expect(report.decided).toBe(points.length + 1);
       log(`crash points (${kind})`, {
         points: points.length,
         byHandler: countBy(points),
