@@ -1,8 +1,8 @@
-// `claims backtest` as a user runs it (a child process of bin/claims.mjs) on a recorded bundled run: the
+// `claims backtest` on a recorded bundled run — the first --json as a user runs it (a child process of
+// bin/claims.mjs), the others through the same program in the test's process (cli/cli-in-process.test-kit.ts): the
 // --json contract, the human output, the HTML report, a policy with a mistake refused like `claims config
 // check` refuses it (exit 2, the error at its line), a policy file's own shadow_policy ignored with a note, and
-// nothing in the data directory written. Each test starts several `claims` processes at once: a long time limit,
-// since the machine may be busy.
+// nothing in the data directory written. A long time limit, since the machine may be busy.
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,11 +14,16 @@ import {
   recordBundledRun,
 } from "../core/history/backtest/backtest.test-kit.ts";
 import type { BundledRun } from "../core/history/backtest/backtest.test-kit.ts";
+import { claimsInProcess } from "./cli-in-process.test-kit.ts";
 
 const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
 
-async function claims(args: string[]) {
+/** `claims ARGS` in this process. */
+const claims = (args: string[]) => claimsInProcess(args);
+
+/** `claims ARGS` as a user runs it: a child process of bin/claims.mjs. */
+async function claimsBinary(args: string[]) {
   try {
     const { stdout, stderr } = await run(process.execPath, [join(root, "bin/claims.mjs"), ...args], {
       cwd: root,
@@ -56,7 +61,7 @@ describe("claims backtest", () => {
     const before = snapshot(bundled.dataDir);
     const out = join(bundled.dataDir, "..", `backtest-${process.pid}.html`);
     const [json, human] = await Promise.all([
-      claims(["backtest", "--policy", policy100, ...recorded, "--json"]),
+      claimsBinary(["backtest", "--policy", policy100, ...recorded, "--json"]),
       claims(["backtest", "--policy", policy100, ...recorded, "--out", out]),
     ]);
     expect(json.code, json.stderr).toBe(0);

@@ -10,8 +10,12 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { createDynamoPorts, createTable } from "../adapters/aws/index.ts";
 import { localClientConfig, startEmulators } from "../local/emulators.ts";
+import { claimsInProcess } from "./cli-in-process.test-kit.ts";
 
-// The CLI as a user runs it: a child process of bin/claims.mjs, with a throwaway data directory.
+// The CLI as a user runs it: a child process of bin/claims.mjs, with a throwaway data directory — for the bundled
+// batch, a replay, --version and every command's --help (each command's wiring in the built CLI: it loads, exits 0,
+// prints its usage). The other cases run the same program in this process (cli/cli-in-process.test-kit.ts: its
+// parsing, commands, messages and exit codes), without a child's 0.3–1.7 CPU-s start each (issue 36).
 const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "bin/claims.mjs");
@@ -28,6 +32,11 @@ async function claims(args: string[], dataDir?: string, env: Record<string, stri
     const err = e as { code: number; stdout: string; stderr: string };
     return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
+}
+
+/** `claims ARGS` in this process, as `claims` above runs it in a child. */
+function inProcess(args: string[], dataDir?: string, env: Record<string, string> = {}) {
+  return claimsInProcess([...args, ...(dataDir ? ["--data-dir", dataDir] : [])], { LLM_PROVIDER: "rules", ...env });
 }
 
 describe("claims batch --json (in-process)", () => {
@@ -84,7 +93,7 @@ describe("claims batch --json (in-process)", () => {
       ["PB", "ACCEPT VALIDATION_PASSED"],
       ["PB2", "ESCALATE PRIOR_DECISION_ON_ORDER"],
     ]) {
-      const r = await claims(["replay", String(rows.find((x) => x.id === id)!.claim_id)], dataDir);
+      const r = await inProcess(["replay", String(rows.find((x) => x.id === id)!.claim_id)], dataDir);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toContain(`Identical: ${outcome}`);
     }
@@ -96,7 +105,7 @@ describe("claims batch --json (in-process)", () => {
       ["RT1-delivered", "PAY", true],
       ["RT1-again", "RECORDED", false],
     ]);
-    const returned = await claims(["replay", String(rows.find((x) => x.id === "RT1")!.claim_id)], dataDir);
+    const returned = await inProcess(["replay", String(rows.find((x) => x.id === "RT1")!.claim_id)], dataDir);
     expect(returned.stdout).toMatch(/return +2 return event\(s\) recorded, 1 outcome\(s\) decided again alike/);
   }, 90_000); // the whole bundled run in process (47 claims and their steps), then four replays
 
@@ -107,7 +116,7 @@ describe("claims batch --json (in-process)", () => {
       scenarios,
       'scenarios:\n  - id: X\n    label: "wrong on purpose"\n    context:\n      claim: { order_id: ord_001, amount_eur: 10, category: electronics, reason: "x" }\n    expected: REJECT\n',
     );
-    const { code, stdout } = await claims(
+    const { code, stdout } = await inProcess(
       ["batch", scenarios, "--json", "--now", "2026-06-01T12:00:00Z", "--in-process"],
       dataDir,
     );
@@ -122,7 +131,7 @@ describe("claims batch --json (in-process)", () => {
       scenarios,
       'scenarios:\n  - id: X\n    label: "bad"\n    context:\n      claim: { order_id: ord_001, amount_eur: "ten", category: electronics }\n    expected: ACCEPT\n',
     );
-    const { code, stderr, stdout } = await claims(
+    const { code, stderr, stdout } = await inProcess(
       ["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--in-process"],
       dataDir,
     );
@@ -164,7 +173,11 @@ describe("claims batch against a model that is down", () => {
 
   it("says so before the first claim and stops there: the summary of what ran, the report, the --json rows so far, exit 1", async () => {
     const { dataDir, scenarios, port, env } = await downModel();
-    const { code, stdout, stderr } = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z"], dataDir, env);
+    const { code, stdout, stderr } = await inProcess(
+      ["batch", scenarios, "--now", "2026-06-01T12:00:00Z"],
+      dataDir,
+      env,
+    );
     expect(code, stderr).toBe(1);
     expect(stdout).toContain(
       `LLM check : FAILED: LLM endpoint http://127.0.0.1:${port}/v1 (model gemma3:4b) is unreachable`,
@@ -172,7 +185,7 @@ describe("claims batch against a model that is down", () => {
     expect(stdout).not.toMatch(/Verdict {2}:/);
     expect(stdout).toMatch(/The run stopped before its first claim \(2 not run\).*--keep-going/);
     expect(existsSync(join(dataDir, "runs", "claims_batch_001_20260601T120000Z", "report.html"))).toBe(true);
-    const json = await claims(["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--json"], dataDir, env);
+    const json = await inProcess(["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--json"], dataDir, env);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual([]);
     expect(`${stdout}${stderr}`).not.toMatch(/\n\s+at .+:\d+:\d+/);
@@ -180,7 +193,7 @@ describe("claims batch against a model that is down", () => {
 
   it("with --keep-going ends every claim in NEEDS_REVIEW LLM_UNREACHABLE, prints the summary, writes the report and exits 1, without a stack trace", async () => {
     const { dataDir, scenarios, port, env } = await downModel();
-    const { code, stdout, stderr } = await claims(
+    const { code, stdout, stderr } = await inProcess(
       ["batch", scenarios, "--now", "2026-06-01T12:00:00Z", "--keep-going"],
       dataDir,
       env,
@@ -210,7 +223,7 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
     "runs the %s files unchanged: every verdict as expected, mappings and ignored keys said once",
     async (name, now) => {
       const dataDir = mkdtempSync(join(tmpdir(), "claims-cli-"));
-      const { code, stdout, stderr } = await claims(
+      const { code, stdout, stderr } = await inProcess(
         [
           "batch",
           join(fixtures, `${name}.scenarios.yaml`),
@@ -247,7 +260,7 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
         '    expected: { verdict: ACCEPT, reason_code: VALIDATION_PASSED }\n    notes: "Second refund',
       ),
     );
-    const { code, stdout } = await claims(
+    const { code, stdout } = await inProcess(
       [
         "batch",
         scenarios,
@@ -283,7 +296,7 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
       /a scenario file with 7 scenarios — valid[\s\S]*W7 +expects ACCEPT[\s\S]*from the labels .*G1, T2/,
     ],
   ])("config check %s says what it understood", async (file, expected) => {
-    const { code, stdout, stderr } = await claims([
+    const { code, stdout, stderr } = await inProcess([
       "config",
       "check",
       join(fixtures, file),
@@ -307,14 +320,14 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
     ].join("\n");
     const bundled = readFileSync(new URL("../scenarios/config.yaml", import.meta.url), "utf8");
     writeFileSync(file, bundled.replace("context_store:", `${shadow}context_store:`));
-    const { code, stdout, stderr } = await claims(["config", "check", file]);
+    const { code, stdout, stderr } = await inProcess(["config", "check", file]);
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(
       /Shadow {4}: claims_agent_v1 v1\.0\.0: decided beside[\s\S]*refundable: home; up to 100\.00 EUR/,
     );
     const plain = join(dir, "plain.yaml");
     writeFileSync(plain, bundled);
-    const without = await claims(["config", "check", plain]);
+    const without = await inProcess(["config", "check", plain]);
     expect(without.stdout).toMatch(/a configuration — valid/);
     expect(without.stdout).not.toContain("Shadow");
   });
@@ -333,7 +346,7 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
       readFileSync(file, "utf8")
         .split("\n")
         .findIndex((l) => l.includes("escallation")) + 1;
-    const { code, stdout, stderr } = await claims(["config", "check", file]);
+    const { code, stdout, stderr } = await inProcess(["config", "check", file]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toContain(
@@ -352,7 +365,7 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
       ),
     );
     const scenarios = join(fixtures, "dir-seed-era.scenarios.yaml");
-    const json = await claims(
+    const json = await inProcess(
       ["batch", scenarios, "--config", config, "--now", "2026-03-20T09:00:00Z", "--json"],
       dataDir,
     );
@@ -365,7 +378,7 @@ describe("DIR sample 35's formats through the CLI (fixtures of our own in scenar
     });
     expect(json.stderr).toMatch(/^claims: agent returns_agent_v1 v2\.0\.0 was refused/m);
     expect(json.stderr).not.toMatch(/\n\s+at /);
-    const check = await claims(["config", "check", config]);
+    const check = await inProcess(["config", "check", config]);
     expect(check.code).toBe(2);
     expect(check.stdout).toMatch(/a configuration — INVALID/);
     expect(check.stderr).toMatch(/was refused by the registry/);
@@ -382,14 +395,14 @@ describe("claims load-orders", () => {
     const client = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
     try {
       await createTable(client, "claims-orders-test");
-      const unnamed = await claims(
+      const unnamed = await inProcess(
         ["load-orders", "--table", "claims-orders-test", "--endpoint", emulators.dynamodbEndpoint],
         undefined,
         keys,
       );
       expect(unnamed.code).toBe(2);
       expect(unnamed.stderr).toMatch(/required option '--config <path>' not specified/);
-      const ok = await claims(
+      const ok = await inProcess(
         [
           "load-orders",
           "--table",
@@ -413,7 +426,7 @@ describe("claims load-orders", () => {
         amount: 1200,
         category: "electronics",
       });
-      const missing = await claims(
+      const missing = await inProcess(
         [
           "load-orders",
           "--table",
@@ -462,7 +475,7 @@ describe("claims list", () => {
     await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
     try {
-      const ok = await claims(
+      const ok = await inProcess(
         ["list", "--url", url, "--status", "decided", "--verdict", "accept", "--since", "2026-06-01", "--limit", "10"],
         undefined,
         { CLAIMS_API_TOKEN: "list-token-0123456789" },
@@ -479,25 +492,27 @@ describe("claims list", () => {
         "Bearer list-token-0123456789 /claims?limit=10&status=DECIDED&verdict=ACCEPT&since=2026-06-01T00%3A00%3A00.000Z",
       );
       expect(seen[1]).toMatch(/limit=8&.*cursor=2026-06-01T12%3A00%3A00.000Z%23clm_2$/);
-      const json = await claims(["list", "--url", url, "--json", "--limit", "2"], undefined, {
+      const json = await inProcess(["list", "--url", url, "--json", "--limit", "2"], undefined, {
         CLAIMS_API_TOKEN: "list-token-0123456789",
       });
       expect((JSON.parse(json.stdout) as { items: unknown[] }).items).toHaveLength(2);
-      const refused = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "wrong-token-0123456789" });
+      const refused = await inProcess(["list", "--url", url], undefined, {
+        CLAIMS_API_TOKEN: "wrong-token-0123456789",
+      });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/403 FORBIDDEN: this route needs the intake token/);
     } finally {
       api.close();
     }
-    const badStatus = await claims(["list", "--url", url, "--status", "DONE"], undefined, {
+    const badStatus = await inProcess(["list", "--url", url, "--status", "DONE"], undefined, {
       CLAIMS_API_TOKEN: "some-token-0123456789",
     });
     expect(badStatus.code).toBe(2);
     expect(badStatus.stderr).toMatch(/--status/);
-    const noToken = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "" });
+    const noToken = await inProcess(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "" });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/no intake token/);
-    const down = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "some-token-0123456789" });
+    const down = await inProcess(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "some-token-0123456789" });
     expect(down.code).toBe(2);
     expect(down.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+: .*is claims serve running/);
   }, 120_000);
@@ -515,29 +530,31 @@ describe("claims list", () => {
     try {
       const file = join(dir, "token");
       writeFileSync(file, "from-the-file-0123456789\n", { mode: 0o600 });
-      const fromFile = await claims(["list", "--url", url, "--token-file", file], undefined, { CLAIMS_API_TOKEN: "" });
+      const fromFile = await inProcess(["list", "--url", url, "--token-file", file], undefined, {
+        CLAIMS_API_TOKEN: "",
+      });
       expect(fromFile.code, fromFile.stderr).toBe(0);
       expect(seen).toEqual(["Bearer from-the-file-0123456789"]);
-      const onCommandLine = await claims(["list", "--url", url, "--token", "secret-on-the-command-line"]);
+      const onCommandLine = await inProcess(["list", "--url", url, "--token", "secret-on-the-command-line"]);
       expect(onCommandLine.code).toBe(2);
       expect(onCommandLine.stderr).toMatch(/unknown option '--token'/);
-      const review = await claims(["review", "list", "--url", url, "--token", "secret-on-the-command-line"]);
+      const review = await inProcess(["review", "list", "--url", url, "--token", "secret-on-the-command-line"]);
       expect(review.code).toBe(2);
       expect(review.stderr).toMatch(/unknown option '--token'/);
       // A token no server accepts (under 16 characters) is a configuration error: exit 2, nothing sent.
-      const short = await claims(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "short-token" });
+      const short = await inProcess(["list", "--url", url], undefined, { CLAIMS_API_TOKEN: "short-token" });
       expect(short.code).toBe(2);
       expect(short.stderr).toMatch(/CLAIMS_API_TOKEN is 11 characters long; no server accepts a token shorter than 16/);
-      const shortReviewer = await claims(["review", "list", "--url", url], undefined, {
+      const shortReviewer = await inProcess(["review", "list", "--url", url], undefined, {
         CLAIMS_REVIEWER_TOKEN: "fifteen-chars-x",
       });
       expect(shortReviewer.code).toBe(2);
       expect(shortReviewer.stderr).toMatch(/CLAIMS_REVIEWER_TOKEN is 15 characters long/);
       writeFileSync(join(dir, "short"), "tiny\n", { mode: 0o600 });
-      const shortFile = await claims(["review", "list", "--url", url, "--token-file", join(dir, "short")]);
+      const shortFile = await inProcess(["review", "list", "--url", url, "--token-file", join(dir, "short")]);
       expect(shortFile.code).toBe(2);
       expect(shortFile.stderr).toMatch(/the token in --token-file .*short is 4 characters long/);
-      const missing = await claims(["list", "--url", url, "--token-file", join(dir, "nope")]);
+      const missing = await inProcess(["list", "--url", url, "--token-file", join(dir, "nope")]);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/--token-file .*nope cannot be read/);
       expect(seen).toHaveLength(1);
@@ -552,7 +569,7 @@ describe("claims report", () => {
   it("refuses a simulation id that would write outside runs/ with exit 2, and writes nothing", async () => {
     const dir = mkdtempSync(join(tmpdir(), "claims-report-path-"));
     try {
-      const out = await claims(["report", "--simulation-id", ".."], join(dir, "data"));
+      const out = await inProcess(["report", "--simulation-id", ".."], join(dir, "data"));
       expect(out.code).toBe(2);
       expect(out.stderr).toMatch(/simulation id "\.\." cannot name a run/);
       expect(existsSync(join(dir, "data", "report.html"))).toBe(false);
@@ -567,10 +584,10 @@ describe("claims serve tokens", () => {
   it("refuses a token shorter than 16 characters with exit 2, before starting anything", async () => {
     const dir = mkdtempSync(join(tmpdir(), "claims-short-token-"));
     try {
-      const short = await claims(["serve", "--port", "0"], dir, { CLAIMS_API_TOKEN: "short" });
+      const short = await inProcess(["serve", "--port", "0"], dir, { CLAIMS_API_TOKEN: "short" });
       expect(short.code).toBe(2);
       expect(short.stderr).toMatch(/CLAIMS_API_TOKEN is 5 characters long; .* at least 16/);
-      const reviewer = await claims(["serve", "--port", "0"], dir, {
+      const reviewer = await inProcess(["serve", "--port", "0"], dir, {
         CLAIMS_API_TOKEN: "a-long-enough-intake-token",
         CLAIMS_REVIEWER_TOKEN: "  fifteen-chars  ",
       });
@@ -587,10 +604,13 @@ describe("claims serve payment settings", () => {
   it("refuses an unknown PAYMENT_PROVIDER, and stripe without STRIPE_API_KEY, with exit 2 before starting anything", async () => {
     const dir = mkdtempSync(join(tmpdir(), "claims-payments-"));
     try {
-      const unknown = await claims(["serve", "--port", "0"], dir, { PAYMENT_PROVIDER: "paypal" });
+      const unknown = await inProcess(["serve", "--port", "0"], dir, { PAYMENT_PROVIDER: "paypal" });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toMatch(/PAYMENT_PROVIDER must be one of simulated, stripe, got "paypal"/);
-      const keyless = await claims(["serve", "--port", "0"], dir, { PAYMENT_PROVIDER: "stripe", STRIPE_API_KEY: "" });
+      const keyless = await inProcess(["serve", "--port", "0"], dir, {
+        PAYMENT_PROVIDER: "stripe",
+        STRIPE_API_KEY: "",
+      });
       expect(keyless.code).toBe(2);
       expect(keyless.stderr).toMatch(/PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY/);
       expect(existsSync(join(dir, "store"))).toBe(false);

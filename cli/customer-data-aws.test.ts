@@ -1,10 +1,7 @@
 // `claims erase --table` and `claims export --table` against a stage as AWS runs it: the handlers compose the vault
 // of KMS-wrapped data keys in the table (dynalite through the real DynamoDB SDK), and KMS is a stand-in speaking its
 // JSON 1.1 wire format through the real `@aws-sdk/client-kms` — only because no KMS can run here.
-import { execFile } from "node:child_process";
 import { inflateRawSync, gunzipSync } from "node:zlib";
-import { promisify } from "node:util";
-import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from "@aws-sdk/client-kms";
 import { DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
@@ -19,6 +16,7 @@ import { ERASED } from "../core/privacy/sealing.ts";
 import { localClientConfig } from "../local/emulators.ts";
 import { LOCAL_TABLE_NAME } from "../local/stack.ts";
 import { decideOnStack, startTestStack } from "../local/testing/stack-fixture.ts";
+import { claimsInProcess } from "./cli-in-process.test-kit.ts";
 import { eraseInTable, exportFromTable } from "./customer-data-aws.ts";
 import { SERVED_ERASURES_DFID } from "./customer-data-served.ts";
 
@@ -185,23 +183,9 @@ describe("claims erase / export --table against a deployed stage (KMS-wrapped da
   });
 
   it("answers twice and an unknown customer as over a data directory, through the claims command", async () => {
-    const run = promisify(execFile);
-    const bin = join(new URL("..", import.meta.url).pathname, "bin/claims.mjs");
-    const claims = async (args: string[]) => {
-      try {
-        const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-          env: {
-            ...process.env,
-            AWS_ACCESS_KEY_ID: stack.emulators.credentials.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: stack.emulators.credentials.secretAccessKey,
-          },
-        });
-        return { code: 0, stdout, stderr };
-      } catch (error) {
-        const e = error as { code: number; stdout: string; stderr: string };
-        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-      }
-    };
+    // In this process (cli/cli-in-process.test-kit.ts), with the operator's AWS settings beforeAll put in process.env;
+    // cli/customer-data.test.ts runs `claims erase` and `export` as binaries.
+    const claims = (args: string[]) => claimsInProcess(args);
     const where = ["--table", LOCAL_TABLE_NAME, "--endpoint", stack.emulators.dynamodbEndpoint];
     const twice = await claims(["erase", "--customer", "cus_0100", ...where]);
     expect(twice.code, twice.stderr).toBe(0);
@@ -215,5 +199,5 @@ describe("claims erase / export --table against a deployed stage (KMS-wrapped da
     expect(keyless.stderr).toMatch(/--table needs --kms-key/);
     const both = await claims(["erase", "--customer", "cus_0100", "--data-dir", "/tmp/x", ...where]);
     expect(both.stderr).toMatch(/give --data-dir or --table, not both/);
-  }, 60_000);
+  });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import { claimsInProcess } from "./cli-in-process.test-kit.ts";
 
 const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
@@ -122,16 +123,8 @@ describe("npm start: console, --json and report agree", () => {
   });
 });
 
-/** `claims ARGS` as a user runs it; never throws. */
-async function claims(args: string[]) {
-  return run(process.execPath, [join(root, "bin/claims.mjs"), ...args], {
-    cwd: root,
-    env: { ...process.env, NO_COLOR: "1" },
-  }).then(
-    (r) => ({ ...r, code: 0 }),
-    (e: { code: number; stdout: string; stderr: string }) => e,
-  );
-}
+/** `claims ARGS` in this process (cli/cli-in-process.test-kit.ts; cli/backtest.test.ts runs the binary); never throws. */
+const claims = (args: string[]) => claimsInProcess(args);
 
 const BUNDLED_CONFIG = readFileSync(join(root, "scenarios/config.yaml"), "utf8");
 

@@ -1,4 +1,5 @@
-// `claims reconcile` as a user runs it (a child process of bin/claims.mjs) on a bus journal written here.
+// `claims reconcile` on a bus journal written here: in the test's process (reconcile.test-kit.ts), and once as a user
+// runs it (a child process of bin/claims.mjs: the missing journal's exit 2 and message).
 import { describe, expect, it } from "vitest";
 import { reconcileJournal as reconcile, runClaims, tempDataDir } from "./reconcile.test-kit.ts";
 import { join } from "node:path";

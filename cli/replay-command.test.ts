@@ -1,4 +1,5 @@
-// `claims replay` as a user runs it (a child process of bin/claims.mjs) on a recorded run: exit 0
+// `claims replay` on a recorded run — the INCOMPLETE one as a user runs it (a child process of bin/claims.mjs: exit
+// 3 reaches the shell), the others through the same program in the test's process (cli/cli-in-process.test-kit.ts): exit 0
 // and "Identical" for an untouched claim, 3 and INCOMPLETE naming the missing event, 1 and DIFFERENT
 // for a changed verdict, and --json prints the result object.
 import { execFile } from "node:child_process";
@@ -16,13 +17,18 @@ import { writeRunAudit } from "./run-store.ts";
 import { replayClaim } from "../core/history/replay/index.ts";
 import { decideReview } from "../pipeline/review.ts";
 import type { AuditEvent } from "../core/integrity/index.ts";
+import { claimsInProcess } from "./cli-in-process.test-kit.ts";
 
 const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const SIM = "sim_replay_cli";
 
-async function claims(args: string[]) {
+/** `claims ARGS` in this process. */
+const claims = (args: string[]) => claimsInProcess(args);
+
+/** `claims ARGS` as a user runs it: a child process of bin/claims.mjs. */
+async function claimsBinary(args: string[]) {
   try {
     const { stdout, stderr } = await run(process.execPath, [join(root, "bin/claims.mjs"), ...args], {
       cwd: root,
@@ -84,7 +90,7 @@ describe("claims replay", () => {
     const dataDir = await recordRun();
     const [ok, missing, changed] = await Promise.all([
       claims(["replay", "clm_cli_A", "--data-dir", dataDir]),
-      claims(["replay", "clm_cli_B", "--data-dir", dataDir]),
+      claimsBinary(["replay", "clm_cli_B", "--data-dir", dataDir]),
       claims(["replay", "clm_cli_C", "--json", "--data-dir", dataDir]),
     ]);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);

@@ -1,4 +1,5 @@
-// Named reviewers from the terminal, as a user runs the CLI (a child process of bin/claims.mjs): the reviewers file
+// Named reviewers from the terminal, through the CLI's program (the first `reviewers add` as a user runs it, a child
+// process of bin/claims.mjs; the rest in the test's process, cli/cli-in-process.test-kit.ts): the reviewers file
 // `claims reviewers add|list|remove` writes (owner-only, a token printed once, only its hash kept), `claims serve`
 // refusing a bad file whole with the line, and `claims review` finding the running server through the data
 // directory (exit 2 when nothing answers).
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseReviewers } from "../local/auth/reviewers.ts";
+import { claimsInProcess } from "./cli-in-process.test-kit.ts";
 
 const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
@@ -19,7 +21,13 @@ const bin = join(root, "bin/claims.mjs");
 const dir = mkdtempSync(join(tmpdir(), "claims-reviewers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function claims(args: string[], env: Record<string, string> = {}) {
+/** `claims ARGS` in this process, with the variables the child gets below. */
+function claims(args: string[], env: Record<string, string> = {}) {
+  return claimsInProcess(args, { LLM_PROVIDER: "rules", CLAIMS_URL: "", ...env });
+}
+
+/** `claims ARGS` as a user runs it: a child process of bin/claims.mjs. */
+async function claimsBinary(args: string[], env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
       cwd: root,
@@ -39,7 +47,7 @@ const HASH_B = "b".repeat(64);
 describe("claims reviewers add|list|remove", () => {
   it("adds a reviewer with a token printed once, keeps only its SHA-256 in an owner-only file, lists and removes", async () => {
     const file = join(dir, "team.yaml");
-    const added = await claims(["reviewers", "add", "alice", "--name", "Alice Martin", "--reviewers", file]);
+    const added = await claimsBinary(["reviewers", "add", "alice", "--name", "Alice Martin", "--reviewers", file]);
     expect(added.code, added.stderr).toBe(0);
     const token = /token \(shown once[^)]*\): (\S+)/.exec(added.stdout)?.[1];
     expect(token).toBeDefined();

@@ -4,7 +4,8 @@
 // RUNNING server; the held claim is then decided by a person (its decision unbroken); after the server stops, no
 // byte of the data directory holds the customer's words — raw bytes of every file (LevelDB's included) and every
 // compressed attribute of every item inflated — while another customer's words still open, and every erased claim
-// replays IDENTICAL on the decision. Erasing again, or an unknown customer, answers clearly.
+// replays IDENTICAL on the decision. Erasing again, or an unknown customer, answers clearly. The `claims` commands
+// beside the server run in this process (the server is the child): 16 child processes fewer (issue 36).
 import { inflateRawSync, gunzipSync } from "node:zlib";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +13,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMPACT_DICTIONARIES } from "../adapters/aws/compact.ts";
 import { sweepServedRetention } from "../cli/customer-data-served.ts";
-import { finalClaim, runClaims, startServe } from "./serve-child.test-kit.ts";
+import { claimsInProcess } from "../cli/cli-in-process.test-kit.ts";
+import { finalClaim, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -50,6 +52,10 @@ afterAll(async () => {
   if (!process.env.KEEP_ERASURE_DIR) rmSync(work, { recursive: true, force: true });
   else console.log("WORK", work);
 });
+
+/** `claims ARGS` beside the running server, in this process (cli/cli-in-process.test-kit.ts): the commands' own
+ * runs and exit codes; cli/customer-data.test.ts runs `claims erase` and `export` as binaries. */
+const claims = (args: string[]) => claimsInProcess(args, { LLM_PROVIDER: "rules" });
 
 const claim = (order: string, amount: number, customer: string, reason: string) => ({
   claim: { order_id: order, amount_eur: amount, category: "electronics", customer_id: customer, reason },
@@ -123,7 +129,7 @@ describe("a customer's erasure on claims serve", () => {
     ];
     /** Mallory's export: everything held about her, opened (the fields that read erased named). */
     const malloryExport = async () => {
-      const out = await runClaims(["export", "--customer", "cus_mallory", "--data-dir", dataDir]);
+      const out = await claims(["export", "--customer", "cus_mallory", "--data-dir", dataDir]);
       expect(out.code).toBe(0);
       const { exported_at: _at, ...held } = JSON.parse(out.stdout) as Record<string, unknown>;
       return JSON.stringify(held);
@@ -156,24 +162,24 @@ describe("a customer's erasure on claims serve", () => {
     expect(malloryBefore).not.toContain("[erased]");
 
     // Access: everything held about her, opened, through the running server.
-    const exported = await runClaims(["export", "--customer", "cus_zelda", "--data-dir", dataDir]);
+    const exported = await claims(["export", "--customer", "cus_zelda", "--data-dir", dataDir]);
     expect(exported.code).toBe(0);
     const before = JSON.parse(exported.stdout) as { claims: { claim_id: string; erased: boolean }[] };
     expect(before.claims.map((c) => c.claim_id).sort()).toEqual([...zelda].sort());
     expect(before.claims.every((c) => !c.erased)).toBe(true);
     expect(exported.stdout).toContain("Zelda Quirinius");
-    const replayedBefore = await Promise.all(zelda.map((id) => runClaims(["replay", id, "--data-dir", dataDir])));
+    const replayedBefore = await Promise.all(zelda.map((id) => claims(["replay", id, "--data-dir", dataDir])));
     for (const r of replayedBefore) expect(r.stdout).toMatch(/Identical: /);
 
     // Erasure against the running server: the held claim is said to be in flight.
-    const erased = await runClaims(["erase", "--customer", "cus_zelda", "--data-dir", dataDir]);
+    const erased = await claims(["erase", "--customer", "cus_zelda", "--data-dir", dataDir]);
     expect(erased).toMatchObject({ code: 0, stdout: expect.stringContaining("personal data of 5 claim(s) erased") });
     expect(erased.stdout).toContain(`${held} (served): erased; in flight`);
-    expect(await runClaims(["erase", "--customer", "cus_zelda", "--data-dir", dataDir])).toMatchObject({
+    expect(await claims(["erase", "--customer", "cus_zelda", "--data-dir", dataDir])).toMatchObject({
       code: 0,
       stdout: expect.stringContaining("already erased (5 claim(s))"),
     });
-    const unknown = await runClaims(["erase", "--customer", "cus_nobody", "--data-dir", dataDir]);
+    const unknown = await claims(["erase", "--customer", "cus_nobody", "--data-dir", dataDir]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no claim of customer cus_nobody");
     expect(unknown.stderr).not.toMatch(/\n\s+at /);
@@ -196,7 +202,7 @@ describe("a customer's erasure on claims serve", () => {
 
     // Every byte kept: none of her words; Karl's still open from the files.
     expect(holding(ZELDA)).toEqual([]);
-    const karlExport = await runClaims(["export", "--customer", "cus_karl", "--data-dir", dataDir]);
+    const karlExport = await claims(["export", "--customer", "cus_karl", "--data-dir", dataDir]);
     expect(karlExport.stdout).toContain(KARL);
     // The retention policy over the served claims (serve's sweep runs it): a day past Karl's claim, his words go too.
     const retained = await sweepServedRetention(dataDir, 1, new Date(Date.now() + 2 * 86_400_000));
@@ -204,7 +210,7 @@ describe("a customer's erasure on claims serve", () => {
     expect(holding([KARL])).toEqual([]);
     // Her decisions stay provable from the files, the erased fields named.
     for (const [i, id] of zelda.entries()) {
-      const after = await runClaims(["replay", id, "--data-dir", dataDir]);
+      const after = await claims(["replay", id, "--data-dir", dataDir]);
       expect(after.stdout).toContain("personal data erased");
       if (id !== held)
         expect(after.stdout.match(/Identical: .*/)?.[0]).toBe(replayedBefore[i]!.stdout.match(/Identical: .*/)?.[0]);

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claim/config.ts";
 import { checkMoneyInvariants, fromJournal } from "../pipeline/testing/money-invariants.ts";
-import { finalClaim, runClaims, startServe } from "./serve-child.test-kit.ts";
+import { claimsInProcess } from "../cli/cli-in-process.test-kit.ts";
+import { finalClaim, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
 import { CONFIG_PATH } from "./testing/stack-fixture.ts";
 import { orderTotalMajor } from "../core/kernel/order-view.ts";
@@ -20,6 +21,10 @@ const ORDERS = new Map(
     orderTotalMajor(o),
   ]),
 );
+/** `claims ARGS` beside the server, in this process (cli/cli-in-process.test-kit.ts): the server is the child here. */
+const claims = (args: string[], env: Record<string, string> = {}) =>
+  claimsInProcess(args, { LLM_PROVIDER: "rules", ...env });
+
 const CLAIMS = 60;
 /** Answers received before the kill. */
 const KILL_AFTER = 40;
@@ -129,11 +134,11 @@ describe("claims serve after kill -9", () => {
       .filter((id) => views.find((v) => v.claim_id === id)?.status === "DECIDED")
       .slice(0, 3);
     for (const id of replayed) {
-      const replay = await runClaims(["replay", id, "--data-dir", dataDir]);
+      const replay = await claims(["replay", id, "--data-dir", dataDir]);
       expect(replay.stdout, `${id}: ${replay.stderr}`).toContain("Identical");
       expect(replay.code).toBe(0);
     }
-    const list = await runClaims(["list", "--data-dir", dataDir, "--limit", "200", "--json"], {
+    const list = await claims(["list", "--data-dir", dataDir, "--limit", "200", "--json"], {
       CLAIMS_API_TOKEN: tokens.apiToken,
     });
     expect(list.code, list.stderr).toBe(0);
@@ -142,11 +147,11 @@ describe("claims serve after kill -9", () => {
     // And from the files once the server stopped.
     expect(await second.stop()).toBe(0);
     if (replayed[0]) {
-      const offline = await runClaims(["replay", replayed[0], "--data-dir", dataDir, "--json"]);
+      const offline = await claims(["replay", replayed[0], "--data-dir", dataDir, "--json"]);
       expect(offline.code, offline.stderr).toBe(0);
       expect(JSON.parse(offline.stdout)).toMatchObject({ claimId: replayed[0], status: "IDENTICAL" });
     }
-    const report = await runClaims(["report", "--served", "--data-dir", dataDir]);
+    const report = await claims(["report", "--served", "--data-dir", dataDir]);
     expect(report.code, report.stderr).toBe(0);
     expect(readFileSync(join(dataDir, "served", "report.html"), "utf8")).toContain(ids[0]!);
 

@@ -4,7 +4,7 @@
 // error, and a clean stop.
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { createIntakeExtractHandler } from "../functions/intake-extract.ts";
@@ -29,6 +29,22 @@ afterEach(async () => {
   await stack?.stop();
   stack = undefined;
 });
+
+/**
+ * One default stack for the tests of a describe that need no fresh one: each sends claims of its own (their own
+ * claim ids, orders or simulation), so they read only what they wrote. A test about the stack's own settings, a
+ * crash or its stop starts its own (startTestStack above).
+ */
+function sharedStack(): () => Stack {
+  let shared: Stack | undefined;
+  beforeAll(async () => {
+    shared = await startTestStack();
+  });
+  afterAll(async () => {
+    await shared?.stop();
+  });
+  return () => shared!;
+}
 
 const ACCEPT_CLAIM = {
   claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" },
@@ -150,101 +166,108 @@ describe("a failing LLM", () => {
   });
 });
 
-describe("bus rules", () => {
-  it.each([
-    ["an ACCEPT", ACCEPT_CLAIM, { verdicts: ["ClaimVerdict"], escalations: [], refunds: ["RefundExecuted"] }],
-    [
-      "an ESCALATE",
-      ESCALATE_CLAIM,
-      { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict", "ReviewRequested", "ReviewOpened"], refunds: [] },
-    ],
-  ])("deliver %s to the rules infra/ declares", async (_c, body, expected) => {
-    stack = await startTestStack();
-    const record = await decide(stack, body);
-    expect({
-      verdicts: detailTypes(stack, record.claim_id, "verdicts"),
-      escalations: detailTypes(stack, record.claim_id, "escalations"),
-      refunds: detailTypes(stack, record.claim_id, "refunds"),
-    }).toEqual(expected);
+// The bus rules' live claims, the scheduled batch's simulation and the rehearsal's simulation share one stack.
+describe("one stack for claims of their own", () => {
+  const shared = sharedStack();
+
+  describe("bus rules", () => {
+    it.each([
+      ["an ACCEPT", ACCEPT_CLAIM, { verdicts: ["ClaimVerdict"], escalations: [], refunds: ["RefundExecuted"] }],
+      [
+        "an ESCALATE",
+        ESCALATE_CLAIM,
+        { verdicts: ["ClaimVerdict"], escalations: ["ClaimVerdict", "ReviewRequested", "ReviewOpened"], refunds: [] },
+      ],
+    ])("deliver %s to the rules infra/ declares", async (_c, body, expected) => {
+      const stack = shared();
+      const record = await decide(stack, body);
+      expect({
+        verdicts: detailTypes(stack, record.claim_id, "verdicts"),
+        escalations: detailTypes(stack, record.claim_id, "escalations"),
+        refunds: detailTypes(stack, record.claim_id, "refunds"),
+      }).toEqual(expected);
+    });
   });
-});
 
-describe("the scheduled batch", () => {
-  it("submits every scenario under one simulation id, records SIMULATION_START, and every claim ends final", async () => {
-    stack = await startTestStack();
-    const run = await stack.handlers.batch();
-    expect(run.refused).toEqual([]);
-    expect(run.submitted.length).toBeGreaterThan(10);
-    await stack.drained();
-    const statuses = new Set<string | undefined>();
-    for (const id of run.submitted) {
-      const record = await stack.deps.claims.getClaim(id);
-      statuses.add(record?.status);
-      // A return-required ACCEPT (the bundled sports gear, docs/returns.md) is decided and waits for its item.
-      expect(["DECIDED", "NEEDS_REVIEW", "AWAITING_RETURN"]).toContain(record?.status);
-      expect(record?.simulation_id).toBe(run.simulation_id);
-    }
-    expect(statuses.has("AWAITING_RETURN")).toBe(true);
-    const audit = await stack.deps.audit.bySimulation(run.simulation_id ?? "");
-    expect(audit.filter((e) => e.event_type === "SIMULATION_START")).toHaveLength(1);
-    const again = await stack.handlers.batch();
-    expect(again.simulation_id).toBe(run.simulation_id);
-    expect(again.submitted).toEqual(run.submitted);
-  }, 120_000); // every bundled scenario (47 claims) through the embedded stack: 27 s at load 2, more on a loaded machine
-});
+  describe("the scheduled batch", () => {
+    it("submits every scenario under one simulation id, records SIMULATION_START, and every claim ends final", async () => {
+      const stack = shared();
+      const run = await stack.handlers.batch();
+      expect(run.refused).toEqual([]);
+      expect(run.submitted.length).toBeGreaterThan(10);
+      await stack.drained();
+      const statuses = new Set<string | undefined>();
+      for (const id of run.submitted) {
+        const record = await stack.deps.claims.getClaim(id);
+        statuses.add(record?.status);
+        // A return-required ACCEPT (the bundled sports gear, docs/returns.md) is decided and waits for its item.
+        expect(["DECIDED", "NEEDS_REVIEW", "AWAITING_RETURN"]).toContain(record?.status);
+        expect(record?.simulation_id).toBe(run.simulation_id);
+      }
+      expect(statuses.has("AWAITING_RETURN")).toBe(true);
+      const audit = await stack.deps.audit.bySimulation(run.simulation_id ?? "");
+      expect(audit.filter((e) => e.event_type === "SIMULATION_START")).toHaveLength(1);
+      const again = await stack.handlers.batch();
+      expect(again.simulation_id).toBe(run.simulation_id);
+      expect(again.submitted).toEqual(run.submitted);
+    }, 120_000); // every bundled scenario (47 claims) through the embedded stack: 27 s at load 2, more on a loaded machine
+  });
 
-describe("a batch run's rehearsed decline (runtime.rehearseDecline)", () => {
-  it("records the run's failed refund in the table and on the bus, its CLOSE binds the run's ledger only, never a provider", async () => {
-    stack = await startTestStack();
-    const sim = "sim_rehearsal_1";
-    const claim = (amount_eur: number) => ({
-      claim: { order_id: "ord_016", amount_eur, category: "electronics", reason: "Camera body scratched" },
-      simulation_id: sim,
-    });
-    const paid = await decide(stack, claim(300));
-    expect(paid).toMatchObject({ verdict: "ACCEPT", executed: true });
-    const rehearsal = await stack.runtime.rehearseDecline(paid.claim_id, "card_declined");
-    expect(rehearsal).toMatchObject({
-      ok: true,
-      outcome: "FAILED",
-      settlement: { status: "FAILED", provider: "simulated", simulation_id: sim, review: { status: "PENDING" } },
-    });
-    expect(await stack.deps.settlements!.get(paid.claim_id)).toMatchObject({ simulation_id: sim, status: "FAILED" });
-    const opened = stack.bus.received.escalations.filter(
-      (e) => e["detail-type"] === "ReviewOpened" && (e.detail as { claim_id?: string }).claim_id === paid.claim_id,
-    );
-    expect(
-      opened.map((e) => [
-        (e.detail as Record<string, unknown>).origin,
-        (e.detail as Record<string, unknown>).simulation_id,
-      ]),
-    ).toEqual([["REFUND_FAILED", sim]]);
-    const closed = await stack.runtime.decideReview(paid.claim_id, {
-      decision: "CLOSE",
-      paid_out_of_band: true,
-      reviewer: "rita",
-      note: "Bank transfer",
-    });
-    expect(closed.ok && closed.body.review.status).toBe("CLOSED");
-    // The CLOSE binds the run's ledger of ord_016 (its scope), not the live order's.
-    expect((await stack.deps.ledger.get("ord_016", sim))?.decisions).toEqual([
-      { claim_id: paid.claim_id, decision: "CLOSE", paid_out_of_band: true },
-    ]);
-    expect(await stack.deps.ledger.get("ord_016")).toBeUndefined();
-    expect(await decide(stack, claim(100))).toMatchObject({
-      verdict: "ESCALATE",
-      reason_code: "PRIOR_DECISION_ON_ORDER",
-    });
-    // A claim that is not a simulation's is never rehearsed.
-    const live = await decide(stack, { claim: claim(50).claim });
-    expect(await stack.runtime.rehearseDecline(live.claim_id, "card_declined")).toMatchObject({
-      ok: false,
-      code: "NOT_A_SIMULATION",
+  describe("a batch run's rehearsed decline (runtime.rehearseDecline)", () => {
+    it("records the run's failed refund in the table and on the bus, its CLOSE binds the run's ledger only, never a provider", async () => {
+      const stack = shared();
+      const sim = "sim_rehearsal_1";
+      const claim = (amount_eur: number) => ({
+        claim: { order_id: "ord_016", amount_eur, category: "electronics", reason: "Camera body scratched" },
+        simulation_id: sim,
+      });
+      const paid = await decide(stack, claim(300));
+      expect(paid).toMatchObject({ verdict: "ACCEPT", executed: true });
+      const rehearsal = await stack.runtime.rehearseDecline(paid.claim_id, "card_declined");
+      expect(rehearsal).toMatchObject({
+        ok: true,
+        outcome: "FAILED",
+        settlement: { status: "FAILED", provider: "simulated", simulation_id: sim, review: { status: "PENDING" } },
+      });
+      expect(await stack.deps.settlements!.get(paid.claim_id)).toMatchObject({ simulation_id: sim, status: "FAILED" });
+      const opened = stack.bus.received.escalations.filter(
+        (e) => e["detail-type"] === "ReviewOpened" && (e.detail as { claim_id?: string }).claim_id === paid.claim_id,
+      );
+      expect(
+        opened.map((e) => [
+          (e.detail as Record<string, unknown>).origin,
+          (e.detail as Record<string, unknown>).simulation_id,
+        ]),
+      ).toEqual([["REFUND_FAILED", sim]]);
+      const closed = await stack.runtime.decideReview(paid.claim_id, {
+        decision: "CLOSE",
+        paid_out_of_band: true,
+        reviewer: "rita",
+        note: "Bank transfer",
+      });
+      expect(closed.ok && closed.body.review.status).toBe("CLOSED");
+      // The CLOSE binds the run's ledger of ord_016 (its scope), not the live order's.
+      expect((await stack.deps.ledger.get("ord_016", sim))?.decisions).toEqual([
+        { claim_id: paid.claim_id, decision: "CLOSE", paid_out_of_band: true },
+      ]);
+      expect(await stack.deps.ledger.get("ord_016")).toBeUndefined();
+      expect(await decide(stack, claim(100))).toMatchObject({
+        verdict: "ESCALATE",
+        reason_code: "PRIOR_DECISION_ON_ORDER",
+      });
+      // A claim that is not a simulation's is never rehearsed.
+      const live = await decide(stack, { claim: claim(50).claim });
+      expect(await stack.runtime.rehearseDecline(live.claim_id, "card_declined")).toMatchObject({
+        ok: false,
+        code: "NOT_A_SIMULATION",
+      });
     });
   });
 });
 
 describe("links", () => {
+  // Both on one stack: the sweep examines the one claim the first test leaves for it; the second writes nothing.
+  const shared = sharedStack();
   /** A handler's dependencies with exactly the links infra/ gives `fn`. */
   const strictDeps = (s: Stack, fn: FunctionKey) =>
     composeDeps({
@@ -256,8 +279,7 @@ describe("links", () => {
     });
 
   it("the links infra/ gives are enough where a handler reaches beyond the obvious (review event, re-armed timer, restarted extraction)", async () => {
-    stack = await startTestStack();
-    const s = stack;
+    const s = shared();
     const now = new Date(TEST_NOW - 3600_000).toISOString();
     const textClaim = (id: string): ClaimRecord => ({
       claim_id: id,
@@ -313,8 +335,7 @@ describe("links", () => {
   });
 
   it("a handler reading a resource it is not linked to fails naming the link", async () => {
-    stack = await startTestStack();
-    const s = stack;
+    const s = shared();
     const kernelDeps = strictDeps(s, "kernel");
     await expect(Promise.resolve().then(() => kernelDeps.queues.requestExtraction("clm_x"))).rejects.toThrow(
       /"ExtractionQueue" is not linked to functions\/kernel.handler/,
