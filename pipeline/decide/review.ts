@@ -234,6 +234,28 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       // Another approval on the order landed since this one was decided: decided again on the order as it is now.
       if (state.again) return attempt(state.again, state.again.attempt + 1);
       return done(state.result);
+    case "announcing": {
+      const { record, next } = state;
+      const stored = observedAs(observed, "review").review;
+      if (stored?.status === "PENDING" && stored.version === next.version - 1 && sameIntent(stored, next))
+        return announceThenRecord(record, next);
+      // Recorded meanwhile by another carrier of the same intent (the sweep's repair, a repeat): answered as decided.
+      if (
+        stored &&
+        stored.status !== "PENDING" &&
+        stored.decision === next.decision &&
+        stored.decided_at === next.decided_at
+      )
+        return done({ ok: true, body: reviewAnswer(record, stored) }, reviewDecidedEffects(record, stored));
+      // Withdrawn (another carrier could not carry it out) and claimed again since: the decision now on the review is
+      // announced by whoever carries it out, never this stale one (a reservation it found is the newer decision's).
+      return done({
+        ok: false,
+        status: 409,
+        code: "REVIEW_CHANGED",
+        message: `review of claim ${record.claim_id} changed while this decision was carried out; read it again`,
+      });
+    }
     case "recorded": {
       const stored = observedAs(observed, "review_update");
       const { record, next } = state;
@@ -462,8 +484,28 @@ function withdraw(review: ReviewRecord, result: ReviewResult, again?: Attempt): 
   );
 }
 
-/** Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again. */
+/**
+ * The decision carried out: the review read again first, so a carrier whose intent was withdrawn and claimed again
+ * meanwhile (a stale repair, a repeat racing a request) announces nothing — an approval's reservation it found may be
+ * the newer decision's (the chaos runs on the emulators: ReviewDecided published twice with different details).
+ */
 function decided(record: ClaimRecord, next: ReviewRecord): ReviewStep {
+  return ask({ kind: "review", claimId: record.claim_id }, { at: "announcing", record, next });
+}
+
+/** Whether `stored` still carries the intent `next` was decided from (its instant, decision and reviewer). */
+function sameIntent(stored: ReviewRecord, next: ReviewRecord): boolean {
+  const intent = stored.intent;
+  return (
+    intent !== undefined &&
+    (intent.decided_at === undefined || intent.decided_at === next.decided_at) &&
+    intent.decision === next.decision &&
+    (intent.reviewer ?? "reviewer") === next.reviewer
+  );
+}
+
+/** Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again. */
+function announceThenRecord(record: ClaimRecord, next: ReviewRecord): ReviewStep {
   return {
     effects: reviewDecidedEffects(record, next),
     next: {
