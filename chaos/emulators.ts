@@ -452,14 +452,19 @@ export async function runOnEmulators(
     now: () => clock.now(),
     stalledAfterMs: Number(process.env.CLAIMS_SWEEP_STALLED_AFTER_MS),
   };
-  /** Every claim of the flows final, with no review decision in progress (a held refund delivery waits for it). */
+  /**
+   * Every claim of the flows final, with no review decision in progress (a held refund delivery waits for it), or the
+   * stack died meanwhile: the delivery then dies with it (a restart stops the bus only once its deliveries ended, so
+   * the wait reads the stack it started on, never the next one).
+   */
   const claimsFinal = async () => {
-    for (;;) {
-      const open = await openWork(
-        shared,
-        [...flows.values()].map((f) => ({ claims: f.claims, providerWork: 0 })),
-      );
-      if (open.size === 0) return;
+    const kills = injector.kills;
+    const on = stack;
+    const here = { use: <T>(work: (s: LocalStack) => Promise<T>) => work(on) };
+    const claims = () => [...flows.values()].map((f) => ({ claims: f.claims, providerWork: 0 }));
+    while (injector.kills === kills) {
+      const open = await openWork(here, claims()).catch(() => undefined);
+      if (open?.size === 0 && injector.kills === kills) return;
       await sleep(100);
     }
   };
