@@ -41,10 +41,14 @@ const QUIET_SWEEPS = 2;
 /** How often settling looks. */
 const POLL_MS = 250;
 
-/** What is still open in each of `flows` (a claim a review resubmitted joins its flow). */
+/**
+ * What is still open in each of `flows` (a claim a review resubmitted joins its flow); with `claimsOnly`, only claims
+ * not final or with a review decision in progress (not their refunds).
+ */
 export async function openWork<F extends SettlingFlow>(
   shared: Pick<SettlingStack, "use">,
   flows: readonly F[],
+  claimsOnly = false,
 ): Promise<Map<F, string[]>> {
   const open = new Map<F, string[]>();
   const add = (f: F, what: string) => open.set(f, [...(open.get(f) ?? []), what]);
@@ -61,11 +65,13 @@ export async function openWork<F extends SettlingFlow>(
       );
       if (!c || !isFinal(c.status) || r?.intent)
         add(f, `claim ${id} ${c?.status ?? "absent"}${r?.intent ? " (a review decision in progress)" : ""}`);
-      // A refund authorised and not yet paid (or told), or a RETRY / CLOSE whose effects a crash cut short.
-      else if (c.executed === true && c.simulation_id === undefined && (!s || s.status === "PENDING"))
-        add(f, `claim ${id}'s refund ${s ? "PENDING" : "not taken by the executor"}`);
-      else if (s?.review && s.review.status !== "PENDING" && s.review.performed !== true)
-        add(f, `claim ${id}'s refund review ${s.review.status}, its effects not all performed`);
+      else if (!claimsOnly) {
+        // A refund authorised and not yet paid (or told), or a RETRY / CLOSE whose effects a crash cut short.
+        if (c.executed === true && c.simulation_id === undefined && (!s || s.status === "PENDING"))
+          add(f, `claim ${id}'s refund ${s ? "PENDING" : "not taken by the executor"}`);
+        else if (s?.review && s.review.status !== "PENDING" && s.review.performed !== true)
+          add(f, `claim ${id}'s refund review ${s.review.status}, its effects not all performed`);
+      }
       if (r?.resubmitted_claim_id && !f.claims.has(r.resubmitted_claim_id)) f.claims.add(r.resubmitted_claim_id);
     }
   }

@@ -463,7 +463,7 @@ export async function runOnEmulators(
     const here = { use: <T>(work: (s: LocalStack) => Promise<T>) => work(on) };
     const claims = () => [...flows.values()].map((f) => ({ claims: f.claims, providerWork: 0 }));
     while (injector.kills === kills) {
-      const open = await openWork(here, claims()).catch(() => undefined);
+      const open = await openWork(here, claims(), true).catch(() => undefined);
       if (open?.size === 0 && injector.kills === kills) return;
       await sleep(100);
     }

@@ -29,6 +29,7 @@ import {
   reviewAnswer,
   reviewDecidedEffects,
   reviewerMismatch,
+  staleCarrier,
   stripUndefined,
   withdrawn,
 } from "./review-decision.ts";
@@ -235,26 +236,8 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       if (state.again) return attempt(state.again, state.again.attempt + 1);
       return done(state.result);
     case "announcing": {
-      const { record, next } = state;
-      const stored = observedAs(observed, "review").review;
-      if (stored?.status === "PENDING" && stored.version === next.version - 1 && sameIntent(stored, next))
-        return announceThenRecord(record, next);
-      // Recorded meanwhile by another carrier of the same intent (the sweep's repair, a repeat): answered as decided.
-      if (
-        stored &&
-        stored.status !== "PENDING" &&
-        stored.decision === next.decision &&
-        stored.decided_at === next.decided_at
-      )
-        return done({ ok: true, body: reviewAnswer(record, stored) }, reviewDecidedEffects(record, stored));
-      // Withdrawn (another carrier could not carry it out) and claimed again since: the decision now on the review is
-      // announced by whoever carries it out, never this stale one (a reservation it found is the newer decision's).
-      return done({
-        ok: false,
-        status: 409,
-        code: "REVIEW_CHANGED",
-        message: `review of claim ${record.claim_id} changed while this decision was carried out; read it again`,
-      });
+      const stale = staleCarrier(state.record, state.next, observedAs(observed, "review").review);
+      return stale ? done(stale[0], stale[1]) : announceThenRecord(state.record, state.next);
     }
     case "recorded": {
       const stored = observedAs(observed, "review_update");
@@ -484,24 +467,9 @@ function withdraw(review: ReviewRecord, result: ReviewResult, again?: Attempt): 
   );
 }
 
-/**
- * The decision carried out: the review read again first, so a carrier whose intent was withdrawn and claimed again
- * meanwhile (a stale repair, a repeat racing a request) announces nothing — an approval's reservation it found may be
- * the newer decision's (the chaos runs on the emulators: ReviewDecided published twice with different details).
- */
+/** The decision carried out, once the review read again shows it still claimed (decide/review-decision.ts staleCarrier). */
 function decided(record: ClaimRecord, next: ReviewRecord): ReviewStep {
   return ask({ kind: "review", claimId: record.claim_id }, { at: "announcing", record, next });
-}
-
-/** Whether `stored` still carries the intent `next` was decided from (its instant, decision and reviewer). */
-function sameIntent(stored: ReviewRecord, next: ReviewRecord): boolean {
-  const intent = stored.intent;
-  return (
-    intent !== undefined &&
-    (intent.decided_at === undefined || intent.decided_at === next.decided_at) &&
-    intent.decision === next.decision &&
-    (intent.reviewer ?? "reviewer") === next.reviewer
-  );
 }
 
 /** Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again. */
