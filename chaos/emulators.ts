@@ -462,7 +462,8 @@ export async function runOnEmulators(
     const on = stack;
     const here = { use: <T>(work: (s: LocalStack) => Promise<T>) => work(on) };
     const claims = () => [...flows.values()].map((f) => ({ claims: f.claims, providerWork: 0 }));
-    while (injector.kills === kills) {
+    // A delivery the restart cut off (or one the new stack makes while it starts) is not held: it goes on at once.
+    while (injector.kills === kills && restarting === undefined && stack === on) {
       const open = await openWork(here, claims(), true).catch(() => undefined);
       if (open?.size === 0 && injector.kills === kills) return;
       await sleep(100);
