@@ -14,32 +14,50 @@ import type { EffectCall } from "../local/testing/fault-injection.ts";
 const CONFIG = fileURLToPath(new URL("../scenarios/config.yaml", import.meta.url));
 const OPTS = { flows: 2, seed: 7, emulators: true, verbose: false };
 const restartAt12 = (plan: FlowPlan): FlowPlan => ({ ...plan, faults: { ...plan.faults, restartAfterCall: 12 } });
+/**
+ * No time limit on settling: a run waits until every claim is final, or until nothing moves any more over the stack's
+ * sweeps (a lost claim, an unknown refund) — counts, not the machine's speed (chaos/emulator-settle.ts).
+ */
+const UNTIL_SETTLED = Number.POSITIVE_INFINITY;
+/** Long enough for a machine at load 30 (about 5 minutes a run there); a run that hangs still ends. */
+const TIMEOUT_MS = 900_000;
 
 describe("chaos on the emulators, whole-stack restart", () => {
-  it("restarts the stack on the same state directory and the flows it hit keep every invariant", async () => {
-    const lines: string[] = [];
-    const result = await runOnEmulators(OPTS, (l) => lines.push(l), CONFIG, { adjustPlan: restartAt12 });
-    expect(lines.filter((l) => l.startsWith("✗") || l.startsWith("    "))).toEqual([]);
-    expect(result.violations).toBe(0);
-    expect(result.restarts.length).toBeGreaterThanOrEqual(1);
-    // The claim whose 12th call triggered the restart was open: the new stack re-drove it from the table.
-    expect(result.restarts[0]!.restarted + result.restarts[0]!.ticked).toBeGreaterThanOrEqual(1);
-    expect(result.tally.faults.restart).toBeGreaterThanOrEqual(1);
-    expect(result.tally.claims).toBeGreaterThanOrEqual(3);
-    expect(lines.join("\n")).toMatch(/restart [1-9]\d* \([12] flows\)/);
-  }, 300_000);
+  it(
+    "restarts the stack on the same state directory and the flows it hit keep every invariant",
+    async () => {
+      const lines: string[] = [];
+      const result = await runOnEmulators(OPTS, (l) => lines.push(l), CONFIG, {
+        adjustPlan: restartAt12,
+        settleTimeoutMs: UNTIL_SETTLED,
+      });
+      expect(lines.filter((l) => l.startsWith("✗") || l.startsWith("    "))).toEqual([]);
+      expect(result.violations).toBe(0);
+      expect(result.restarts.length).toBeGreaterThanOrEqual(1);
+      // The claim whose 12th call triggered the restart was open: the new stack re-drove it from the table.
+      expect(result.restarts[0]!.restarted + result.restarts[0]!.ticked).toBeGreaterThanOrEqual(1);
+      expect(result.tally.faults.restart).toBeGreaterThanOrEqual(1);
+      expect(result.tally.claims).toBeGreaterThanOrEqual(3);
+      expect(lines.join("\n")).toMatch(/restart [1-9]\d* \([12] flows\)/);
+    },
+    TIMEOUT_MS,
+  );
 
-  it("finds a restart that keeps nothing on disk: the claims accepted before it are lost", async () => {
-    const lines: string[] = [];
-    const result = await runOnEmulators(OPTS, (l) => lines.push(l), CONFIG, {
-      adjustPlan: restartAt12,
-      loseStateOnRestart: true,
-      settleTimeoutMs: 5_000,
-    });
-    expect(result.restarts.length).toBeGreaterThanOrEqual(1);
-    expect(result.violations).toBeGreaterThan(0);
-    expect(lines.join("\n")).toMatch(/claim clm_f[01]_\w+ was accepted but is not stored: lost/);
-  }, 300_000);
+  it(
+    "finds a restart that keeps nothing on disk: the claims accepted before it are lost",
+    async () => {
+      const lines: string[] = [];
+      const result = await runOnEmulators(OPTS, (l) => lines.push(l), CONFIG, {
+        adjustPlan: restartAt12,
+        loseStateOnRestart: true,
+        settleTimeoutMs: UNTIL_SETTLED,
+      });
+      expect(result.restarts.length).toBeGreaterThanOrEqual(1);
+      expect(result.violations).toBeGreaterThan(0);
+      expect(lines.join("\n")).toMatch(/claim clm_f[01]_\w+ was accepted but is not stored: lost/);
+    },
+    TIMEOUT_MS,
+  );
 });
 
 /**
@@ -81,35 +99,44 @@ const onlyTheRestart = (plan: FlowPlan): FlowPlan => ({
 });
 
 describe("chaos on the emulators, a restart on the refund's way (issue 39)", () => {
-  it("delivers the refund the restart cut off again: paid once, settled, every invariant kept", async () => {
-    const lines: string[] = [];
-    const result = await runOnEmulators(PAY_OPTS, (l) => lines.push(l), CONFIG, {
-      adjustPlan: onlyTheRestart,
-      payments: PAYS,
-      restartWhen: afterFirstRefund(),
-      // The refund is paid once its claim is final: no re-drive of an open claim publishes it again after the restart.
-      refundDeliveryDelayMs: 1_500,
-    });
-    expect(lines.filter((l) => l.startsWith("✗") || l.startsWith("    "))).toEqual([]);
-    expect(result.violations).toBe(0);
-    expect(result.restarts.length).toBe(1);
-    expect(result.restarts[0]!.refunds).toBeGreaterThanOrEqual(1);
-    expect(result.tally.payments.payouts).toBeGreaterThanOrEqual(1);
-    expect(result.tally.payments.replays).toBeGreaterThanOrEqual(1);
-  }, 300_000);
+  it(
+    "delivers the refund the restart cut off again: paid once, settled, every invariant kept",
+    async () => {
+      const lines: string[] = [];
+      const result = await runOnEmulators(PAY_OPTS, (l) => lines.push(l), CONFIG, {
+        adjustPlan: onlyTheRestart,
+        payments: PAYS,
+        restartWhen: afterFirstRefund(),
+        // The refund is paid once every claim is final: no re-drive of an open claim publishes it again after the restart.
+        holdRefundsUntilClaimsFinal: true,
+        settleTimeoutMs: UNTIL_SETTLED,
+      });
+      expect(lines.filter((l) => l.startsWith("✗") || l.startsWith("    "))).toEqual([]);
+      expect(result.violations).toBe(0);
+      expect(result.restarts.length).toBe(1);
+      expect(result.restarts[0]!.refunds).toBeGreaterThanOrEqual(1);
+      expect(result.tally.payments.payouts).toBeGreaterThanOrEqual(1);
+      expect(result.tally.payments.replays).toBeGreaterThanOrEqual(1);
+    },
+    TIMEOUT_MS,
+  );
 
-  it("finds a restart that loses the journaled deliveries: the refund the provider paid stays unknown", async () => {
-    const lines: string[] = [];
-    const result = await runOnEmulators(PAY_OPTS, (l) => lines.push(l), CONFIG, {
-      adjustPlan: onlyTheRestart,
-      payments: PAYS,
-      restartWhen: afterFirstRefund(),
-      refundDeliveryDelayMs: 1_500,
-      dropRefundDeliveriesOnRestart: true,
-      settleTimeoutMs: 10_000,
-    });
-    expect(result.restarts.length).toBe(1);
-    expect(result.violations).toBeGreaterThan(0);
-    expect(lines.join("\n")).toMatch(/is still PENDING after the flow drained|refund PENDING/);
-  }, 300_000);
+  it(
+    "finds a restart that loses the journaled deliveries: the refund the provider paid stays unknown",
+    async () => {
+      const lines: string[] = [];
+      const result = await runOnEmulators(PAY_OPTS, (l) => lines.push(l), CONFIG, {
+        adjustPlan: onlyTheRestart,
+        payments: PAYS,
+        restartWhen: afterFirstRefund(),
+        holdRefundsUntilClaimsFinal: true,
+        settleTimeoutMs: UNTIL_SETTLED,
+        dropRefundDeliveriesOnRestart: true,
+      });
+      expect(result.restarts.length).toBe(1);
+      expect(result.violations).toBeGreaterThan(0);
+      expect(lines.join("\n")).toMatch(/is still PENDING after the flow drained|refund PENDING/);
+    },
+    TIMEOUT_MS,
+  );
 });

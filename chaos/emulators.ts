@@ -32,7 +32,6 @@ import type { SendMessageBatchRequestEntry } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { auditClaimId } from "../core/history/audit-events.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
-import { isFinal } from "../core/kernel/claim-record.ts";
 import type { Claim } from "../core/claim/claim.ts";
 import type { ReviewRecord } from "../core/kernel/review.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
@@ -53,6 +52,8 @@ import { createChaosLlm } from "./chaos-llm.ts";
 import type { LlmCounts } from "./chaos-llm.ts";
 import { chaosEnv, planFlowPayments, providerRng } from "./flow.ts";
 import type { FlowCounts } from "./flow.ts";
+import { openWork, settle } from "./emulator-settle.ts";
+import type { SettlingStack } from "./emulator-settle.ts";
 import { checkFlowInvariants } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch } from "./lambda-events.ts";
 import { planFlow } from "./plan.ts";
@@ -141,11 +142,9 @@ interface StackFlow {
 }
 
 /** The stack the flows share, restarted now and then. */
-interface SharedStack {
+interface SharedStack extends SettlingStack {
   /** The running stack, once any restart in progress is over. */
   ready(): Promise<LocalStack>;
-  /** Runs a read on the running stack; one a restart cut off is made again on the new stack. */
-  use<T>(work: (stack: LocalStack) => Promise<T>): Promise<T>;
   readonly injector: ReturnType<typeof createFaultInjector>;
 }
 
@@ -154,14 +153,20 @@ export interface EmulatorRunHooks {
   adjustPlan?: (plan: FlowPlan) => FlowPlan;
   /** The planted bug: the stack restarts on an empty state directory, as if it kept nothing on disk. */
   loseStateOnRestart?: boolean;
-  /** How long to wait for a flow's claims to become final (default two minutes; a claim that was lost never does). */
+  /**
+   * At most how long to wait for a flow's claims to become final (default two minutes). A claim that was lost never
+   * does: waiting ends sooner once nothing moves any more (chaos/emulator-settle.ts).
+   */
   settleTimeoutMs?: number;
   /** Replaces the payment provider's plan every flow drew (tests). */
   payments?: PaymentPlan;
   /** Restarts the stack right after a side-effecting call this answers true for (tests: at a place, whatever the count). */
   restartWhen?: (call: EffectCall) => boolean;
-  /** Each delivery to the refund executor waits this long first (tests: the claim is final before its refund is paid). */
-  refundDeliveryDelayMs?: number;
+  /**
+   * Each delivery to the refund executor waits until every claim of the flows is final with no review decision in
+   * progress (tests: no re-drive of an open claim, no repair of a review, publishes the refund again after a restart).
+   */
+  holdRefundsUntilClaimsFinal?: boolean;
   /** The planted bug: the restart loses the refund executor's journaled deliveries. */
   dropRefundDeliveriesOnRestart?: boolean;
 }
@@ -294,6 +299,22 @@ export async function runOnEmulators(
         );
     },
   });
+  // The harness's invocations under way (clients' requests, webhooks, refund deliveries, racers) and started so far:
+  // the stack is idle only with none under way (chaos/emulator-settle.ts).
+  let invoking = 0;
+  let invoked = 0;
+  const invokeOnce = injector.invoke;
+  injector.invoke = async <T>(work: () => Promise<T>): Promise<T> => {
+    invoking++;
+    invoked++;
+    try {
+      return await invokeOnce(work);
+    } finally {
+      invoking--;
+    }
+  };
+  // The stack's own sweeps started so far (every generation).
+  let sweeps = 0;
   // The refund executor's provider: each refund goes to the provider of the flow its order belongs to (a claim a
   // reviewer's RESUBMIT made has an id of its own, but its order is one of the flow's).
   const provider: PaymentProvider = {
@@ -323,13 +344,14 @@ export async function runOnEmulators(
       wrapDeps: (fn, deps) => injector.wrapDeps(fn, { ...deps, payments: provider }),
       payments: { provider: "stripe", env: { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET } },
       wrapHandler: injector.wrapHandler,
-      wrapRefundDelivery: hooks.refundDeliveryDelayMs
+      wrapRefundDelivery: hooks.holdRefundsUntilClaimsFinal
         ? (delivery) =>
             injector.invoke(async () => {
-              await sleep(hooks.refundDeliveryDelayMs!);
+              await claimsFinal();
               return delivery();
             })
         : injector.invoke,
+      onSweep: async () => void sweeps++,
       onPollerError: () => undefined,
     });
   let stack: LocalStack;
@@ -398,6 +420,54 @@ export async function runOnEmulators(
         }
       }
     },
+    async idle() {
+      const busy = () =>
+        restarting !== undefined || invoking > 0 || [...flows.values()].some((f) => f.providerWork > 0);
+      if (busy()) return undefined;
+      const seen = await shared.use(async (s) => {
+        const roles = Object.keys(s.pollers) as QueueRole[];
+        const before = roles.map((role) => s.pollers[role].activity());
+        if (before.some((a) => a.busy)) return undefined;
+        // The timers wait out their delays (a step's deadline): a claim that waits on one is the sweep's to re-drive.
+        const depths = await Promise.all(roles.filter((r) => r !== "timers").map((r) => s.pollers[r].queueDepth()));
+        const after = roles.map((role) => s.pollers[role].activity());
+        if (depths.some((d) => d > 0) || after.some((a, i) => a.busy || a.epoch !== before[i]!.epoch)) return undefined;
+        const bus = s.bus.local.stats();
+        return [restarts.length, received(s), bus.accepted, bus.deliveries, bus.failedAttempts, invoked].join(",");
+      });
+      return busy() ? undefined : seen;
+    },
+    sweeps: () => sweeps,
+    // Outside every flow and invocation, as the stack's timer runs it; a restart that kills it leaves the rest to the next.
+    sweep: () =>
+      current.exit(() =>
+        injector.outside(() =>
+          shared.use(async (s) => {
+            await s.handlers.sweep().catch((error: unknown) => {
+              if (!(error instanceof StackCrashError)) throw error;
+            });
+          }),
+        ),
+      ),
+    now: () => clock.now(),
+    stalledAfterMs: Number(process.env.CLAIMS_SWEEP_STALLED_AFTER_MS),
+  };
+  /**
+   * Every claim of the flows final, with no review decision in progress (a held refund delivery waits for it), or the
+   * stack died meanwhile: the delivery then dies with it (a restart stops the bus only once its deliveries ended, so
+   * the wait reads the stack it started on, never the next one).
+   */
+  const claimsFinal = async () => {
+    const kills = injector.kills;
+    const on = stack;
+    const here = { use: <T>(work: (s: LocalStack) => Promise<T>) => work(on) };
+    const claims = () => [...flows.values()].map((f) => ({ claims: f.claims, providerWork: 0 }));
+    // A delivery the restart cut off (or one the new stack makes while it starts) is not held: it goes on at once.
+    while (injector.kills === kills && restarting === undefined && stack === on) {
+      const open = await openWork(here, claims(), true).catch(() => undefined);
+      if (open?.size === 0 && injector.kills === kills) return;
+      await sleep(100);
+    }
   };
 
   // The providers' later work: a pending refund settles (or fails) and its webhooks go out, at a hundredth of the
@@ -445,10 +515,10 @@ export async function runOnEmulators(
     await ready();
     await Promise.allSettled(racing);
     await stack.drained(SETTLE_TIMEOUT_MS).catch(() => undefined);
-    const unsettled = await settle(shared, [...flows.values()], settleMs);
+    const { open: unsettled, stuck } = await settle(shared, [...flows.values()], settleMs);
     for (const [f, open] of unsettled)
       f.violations.push(
-        `the flow did not settle within ${settleMs / 1000} s: ${open.slice(0, 3).join("; ")}${open.length > 3 ? ` (+${open.length - 3})` : ""}`,
+        `the flow did not settle ${stuck ? "(nothing moved over the stack's sweeps)" : `within ${settleMs / 1000} s`}: ${open.slice(0, 3).join("; ")}${open.length > 3 ? ` (+${open.length - 3})` : ""}`,
       );
     await stack.drained(SETTLE_TIMEOUT_MS).catch((e: Error) => out(`chaos: the stack did not drain: ${e.message}`));
 
@@ -795,42 +865,6 @@ function corrected(f: StackFlow, r: ReviewRecord): Claim {
     order_id: planned.order_id.startsWith("ord_f") ? planned.order_id : order.order_id,
     amount_eur: Math.max(0.01, Math.min(Math.abs(planned.amount_eur) || 1, orderTotalMajor(order))),
   };
-}
-
-/** Waits until every claim of `flows` is final and no review is half decided (the sweep repairs those), or the time is up. */
-async function settle(
-  shared: SharedStack,
-  flows: readonly StackFlow[],
-  timeoutMs: number,
-): Promise<Map<StackFlow, string[]>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = new Map<StackFlow, string[]>();
-    const add = (f: StackFlow, what: string) => open.set(f, [...(open.get(f) ?? []), what]);
-    for (const f of flows) {
-      // The provider still has a refund to settle or a webhook to send.
-      if (f.providerWork > 0) add(f, `${f.providerWork} settle(s) or webhook(s) of the provider to come`);
-      for (const id of f.claims) {
-        const [c, r, s] = await shared.use((stack) =>
-          Promise.all([
-            stack.deps.claims.getClaim(id),
-            stack.deps.reviews.getReview(id),
-            stack.deps.settlements?.get(id),
-          ]),
-        );
-        if (!c || !isFinal(c.status) || r?.intent)
-          add(f, `claim ${id} ${c?.status ?? "absent"}${r?.intent ? " (a review decision in progress)" : ""}`);
-        // A refund authorised and not yet paid (or told), or a RETRY / CLOSE whose effects a crash cut short.
-        else if (c.executed === true && c.simulation_id === undefined && (!s || s.status === "PENDING"))
-          add(f, `claim ${id}'s refund ${s ? "PENDING" : "not taken by the executor"}`);
-        else if (s?.review && s.review.status !== "PENDING" && s.review.performed !== true)
-          add(f, `claim ${id}'s refund review ${s.review.status}, its effects not all performed`);
-        if (r?.resubmitted_claim_id && !f.claims.has(r.resubmitted_claim_id)) f.claims.add(r.resubmitted_claim_id);
-      }
-    }
-    if (open.size === 0 || Date.now() > deadline) return open;
-    await sleep(250);
-  }
 }
 
 /** Duplicates, delays, loses (timers) and races the flows' sends on the stack's SQS client, as each flow's faults say. */

@@ -371,6 +371,48 @@ function reviewClosed(review: ReviewRecord, orderId: string): Effect {
   };
 }
 
+/** Whether `stored` (the review read again) still carries the intent `next` was decided from, at `next`'s base version. */
+function stillClaimed(stored: ReviewRecord | undefined, next: ReviewRecord): boolean {
+  const intent = stored?.intent;
+  return (
+    stored?.status === "PENDING" &&
+    stored.version === next.version - 1 &&
+    intent !== undefined &&
+    (intent.decided_at === undefined || intent.decided_at === next.decided_at) &&
+    intent.decision === next.decision &&
+    (intent.reviewer ?? "reviewer") === next.reviewer
+  );
+}
+
+/**
+ * Before `next` is announced, the review read again (`stored`): `undefined` while it still carries the intent `next`
+ * was decided from. Otherwise the carrier announces nothing of its own — its intent was withdrawn and claimed again
+ * meanwhile (a stale repair, a repeat racing a request), and an approval's reservation it found may be the newer
+ * decision's (the chaos runs on the emulators: `ReviewDecided` published twice with different details). It answers
+ * the decision as another carrier of the same intent recorded it (announced again, identical), else 409 REVIEW_CHANGED.
+ */
+export function staleCarrier(
+  record: ClaimRecord,
+  next: ReviewRecord,
+  stored: ReviewRecord | undefined,
+):
+  | undefined
+  | readonly [
+      { ok: true; body: ReviewAnswer } | { ok: false; status: 409; code: "REVIEW_CHANGED"; message: string },
+      Effect[],
+    ] {
+  if (stillClaimed(stored, next)) return undefined;
+  if (
+    stored &&
+    stored.status !== "PENDING" &&
+    stored.decision === next.decision &&
+    stored.decided_at === next.decided_at
+  )
+    return [{ ok: true, body: reviewAnswer(record, stored) }, reviewDecidedEffects(record, stored)];
+  const message = `review of claim ${record.claim_id} changed while this decision was carried out; read it again`;
+  return [{ ok: false, status: 409, code: "REVIEW_CHANGED", message }, []];
+}
+
 /** The answer to a review decision: the review as decided, and whether the claim's refund was made. */
 export interface ReviewAnswer {
   claim_id: string;

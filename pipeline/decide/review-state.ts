@@ -78,6 +78,8 @@ export type ReviewState =
   | { at: "customer_released"; carrying: Carrying; result: ReviewResult; raced: boolean }
   | { at: "resubmitted"; carrying: Carrying; submission: SubmissionState }
   | { at: "withdrawn"; result: ReviewResult; again?: Attempt | undefined }
+  /** The review read again before its decision is announced: still claimed by the intent this carrier carried out? */
+  | { at: "announcing"; record: ClaimRecord; next: ReviewRecord }
   | { at: "recorded"; record: ClaimRecord; next: ReviewRecord };
 
 export type Outcome<O, S> = Step<Next<O, S>>;

@@ -29,6 +29,7 @@ import {
   reviewAnswer,
   reviewDecidedEffects,
   reviewerMismatch,
+  staleCarrier,
   stripUndefined,
   withdrawn,
 } from "./review-decision.ts";
@@ -234,6 +235,10 @@ export function decideReview(state: ReviewState, observed: Observation, policy: 
       // Another approval on the order landed since this one was decided: decided again on the order as it is now.
       if (state.again) return attempt(state.again, state.again.attempt + 1);
       return done(state.result);
+    case "announcing": {
+      const stale = staleCarrier(state.record, state.next, observedAs(observed, "review").review);
+      return stale ? done(stale[0], stale[1]) : announceThenRecord(state.record, state.next);
+    }
     case "recorded": {
       const stored = observedAs(observed, "review_update");
       const { record, next } = state;
@@ -462,8 +467,13 @@ function withdraw(review: ReviewRecord, result: ReviewResult, again?: Attempt): 
   );
 }
 
-/** Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again. */
+/** The decision carried out, once the review read again shows it still claimed (decide/review-decision.ts staleCarrier). */
 function decided(record: ClaimRecord, next: ReviewRecord): ReviewStep {
+  return ask({ kind: "review", claimId: record.claim_id }, { at: "announcing", record, next });
+}
+
+/** Announce first, then record: a crash in between is repaired by the same request (or the sweep) announcing again. */
+function announceThenRecord(record: ClaimRecord, next: ReviewRecord): ReviewStep {
   return {
     effects: reviewDecidedEffects(record, next),
     next: {
