@@ -8,6 +8,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runOnEmulators } from "./emulators.ts";
+import type { EmulatorRunHooks } from "./emulators.ts";
 import type { FlowPlan, PaymentPlan } from "./plan.ts";
 import type { EffectCall } from "../local/testing/fault-injection.ts";
 
@@ -98,19 +99,23 @@ const onlyTheRestart = (plan: FlowPlan): FlowPlan => ({
   llm: { name: "healthy", slow: 0, hang: 0, fail: 0, garble: 0 },
 });
 
+/** A flow with only a restart, right after its first refund, each refund paid once every claim is final (no re-drive of an open claim publishes it again after the restart). */
+const restartOnTheRefundsWay = (lines: string[], more: EmulatorRunHooks = {}) =>
+  runOnEmulators(PAY_OPTS, (l) => lines.push(l), CONFIG, {
+    adjustPlan: onlyTheRestart,
+    payments: PAYS,
+    restartWhen: afterFirstRefund(),
+    holdRefundsUntilClaimsFinal: true,
+    settleTimeoutMs: UNTIL_SETTLED,
+    ...more,
+  });
+
 describe("chaos on the emulators, a restart on the refund's way (issue 39)", () => {
   it(
     "delivers the refund the restart cut off again: paid once, settled, every invariant kept",
     async () => {
       const lines: string[] = [];
-      const result = await runOnEmulators(PAY_OPTS, (l) => lines.push(l), CONFIG, {
-        adjustPlan: onlyTheRestart,
-        payments: PAYS,
-        restartWhen: afterFirstRefund(),
-        // The refund is paid once every claim is final: no re-drive of an open claim publishes it again after the restart.
-        holdRefundsUntilClaimsFinal: true,
-        settleTimeoutMs: UNTIL_SETTLED,
-      });
+      const result = await restartOnTheRefundsWay(lines);
       expect(lines.filter((l) => l.startsWith("✗") || l.startsWith("    "))).toEqual([]);
       expect(result.violations).toBe(0);
       expect(result.restarts.length).toBe(1);
@@ -125,14 +130,7 @@ describe("chaos on the emulators, a restart on the refund's way (issue 39)", () 
     "finds a restart that loses the journaled deliveries: the refund the provider paid stays unknown",
     async () => {
       const lines: string[] = [];
-      const result = await runOnEmulators(PAY_OPTS, (l) => lines.push(l), CONFIG, {
-        adjustPlan: onlyTheRestart,
-        payments: PAYS,
-        restartWhen: afterFirstRefund(),
-        holdRefundsUntilClaimsFinal: true,
-        settleTimeoutMs: UNTIL_SETTLED,
-        dropRefundDeliveriesOnRestart: true,
-      });
+      const result = await restartOnTheRefundsWay(lines, { dropRefundDeliveriesOnRestart: true });
       expect(result.restarts.length).toBe(1);
       expect(result.violations).toBeGreaterThan(0);
       expect(lines.join("\n")).toMatch(/is still PENDING after the flow drained|refund PENDING/);
