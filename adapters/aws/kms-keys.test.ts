@@ -83,10 +83,10 @@ describe("the KMS data keys over the real SDK client", () => {
     const moved = (await rawItems(ctx.tableName)).find((i) => i.pk === "DATAKEY#clm_old2");
     await aws.doc.send(new PutCommand({ TableName: ctx.tableName, Item: { ...moved, pk: "DATAKEY#clm_old3" } }));
     const victim = await envelopeVault(legacyKmsKeyStore(ctx, kmsDataKeys(client), kms.alias)).seal("clm_x", TEXT);
-    const forged = victim.replace(
-      Buffer.from("clm_x").toString("base64url"),
-      Buffer.from("clm_old3").toString("base64url"),
-    );
+    // The pd2 token with its subject written out (header 2, the subject's length, its bytes): clm_x's text, named clm_old3.
+    const bytes = Buffer.from(victim.slice("pd2:".length), "base64url");
+    expect([bytes[0], bytes.subarray(2, 2 + 5).toString()]).toEqual([2, "clm_x"]);
+    const forged = `pd2:${Buffer.concat([Buffer.of(2, 8), Buffer.from("clm_old3"), bytes.subarray(2 + 5)]).toString("base64url")}`;
     await expect(vault.open(forged)).rejects.toThrow(/KMS Decrypt of clm_old3's data key failed: .*InvalidCiphertext/);
   });
 

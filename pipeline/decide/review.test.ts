@@ -85,6 +85,8 @@ function walk(
   return walkDecider(start, decide, answer);
 }
 
+/** A carrier reads the review again before it announces (a stale carrier announces nothing: review-decision.ts `staleCarrier`). */
+const REREAD = "? review";
 const DECIDED = "audit REVIEW_DECIDED + review_closed + publish ReviewDecided";
 const APPROVED =
   "audit CLAIM_REFUND_EXECUTED + audit REVIEW_DECIDED + review_closed + publish RefundExecuted,ReviewDecided + claim_update";
@@ -95,7 +97,7 @@ describe("decideReview", () => {
       "DENY: the intent claimed, carried out, announced, then recorded (the ledger's mark cleared again)",
       { decision: "DENY", reviewer: "ana", note: "not covered" },
       { review: escalated },
-      ["? claim", "? review", "? now", "? review_update", "? now", DECIDED, "? review_update", "review_closed"],
+      ["? claim", "? review", "? now", "? review_update", "? now", REREAD, DECIDED, "? review_update", "review_closed"],
       { ok: true, body: { executed: false, review: { status: "DENIED" } } },
     ],
     [
@@ -114,6 +116,7 @@ describe("decideReview", () => {
         "? order",
         "? ledger",
         "? reserve",
+        REREAD,
         APPROVED,
         "? review_update",
         "review_closed + claim_update",
@@ -168,6 +171,7 @@ describe("decideReview", () => {
         "? now",
         "? create_claim",
         "crew_event claim.start",
+        REREAD,
         DECIDED,
         "? review_update",
         "review_closed",
@@ -233,7 +237,7 @@ describe("decideReview", () => {
       },
     };
     const walked = walk(undefined, { review: claimed }, startReviewRepair(claimed));
-    expect(walked.trace).toEqual(["? claim", "? now", DECIDED, "? review_update", "review_closed"]);
+    expect(walked.trace).toEqual(["? claim", "? now", REREAD, DECIDED, "? review_update", "review_closed"]);
     expect(walked.outcome).toMatchObject({ ok: true });
   });
 });
