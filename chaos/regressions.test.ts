@@ -124,13 +124,22 @@ describe("issue 33: a return shipped after its deadline goes to a person and rep
   // to a person (RETURN_AFTER_DEADLINE), but replay, seeing no recorded closing, decided the same scan a payment:
   // DIFFERENT. A return whose every event came after the deadline now goes to a person whether or not the sweep closed
   // the claim first (found by the 2000-flow run, seed 7731; it fails again with the decider paying a late scan).
-  // The flow no longer takes the path since a structured claim is stored RUNNING at intake (issue 37 moved where its
-  // crashes land), and none of the seed's first 2,500 flows does: kept for its invariants. pipeline/returns.test.ts
-  // ("sends a return shipped after the deadline to a person … even before the sweep closed it") covers the path,
-  // replay included.
-  it("seed 7731 flow 1522", async () => {
-    const result = await runChaosFlow(env, 7731, 1522, { keep: true });
+  // Flow 1522 no longer takes the path since a structured claim is stored RUNNING at intake (issue 37 moved where its
+  // crashes land): kept for its invariants (`claim` undefined); flow 1233 of the same seed takes it instead.
+  // pipeline/returns.test.ts ("sends a return shipped after the deadline to a person … even before the sweep closed
+  // it") covers the path deterministically, replay included.
+  it.each([
+    { seed: 7731, flow: 1522, claim: undefined as string | undefined },
+    { seed: 7731, flow: 1233, claim: "clm_000006" },
+  ])("seed $seed flow $flow", async ({ seed, flow, claim }) => {
+    const result = await runChaosFlow(env, seed, flow, { keep: true });
     expect(result.violations).toEqual([]);
+    if (claim === undefined) return;
+    const completed = result
+      .observation!.audit.filter((e) => e.event_type === "RETURN_COMPLETED" && e.details.claim_id === claim)
+      .map((e) => [e.details.outcome, e.details.reason_code]);
+    // The path: no closing recorded, the late event's review recorded.
+    expect(completed).toEqual([["REVIEW", "RETURN_AFTER_DEADLINE"]]);
   });
 });
 
