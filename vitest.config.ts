@@ -1,8 +1,8 @@
 // Two projects (docs/testing.md): `quick` — units and contracts, no browser, stack, emulator, SST, bundler or
 // child process (scripts/test-tiers.ts tells them apart from each file's imports), `npm run test:quick`; and
-// `slow`, the rest. `npm test` runs both. Workers: one per core (vitest's default leaves one core idle, and on
-// two cores that is one worker for a suite that mostly waits on child processes and emulators);
-// CLAIMS_TEST_WORKERS overrides.
+// `slow`, the rest. `npm test` runs both. Workers: one per core and one more (vitest's default leaves one core idle;
+// the e2e files wait on child processes and emulators about half their time, and on a quiet 2-core machine a third
+// worker took the whole run from 493–529 s to 426 s, docs/testing.md); CLAIMS_TEST_WORKERS overrides.
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { slowBecause, testFiles } from "./scripts/test-tiers.ts";
@@ -11,7 +11,7 @@ const exclude = ["node_modules/**", ".sst/**", ".claims/**", "dist/**"];
 const files = testFiles();
 const quick = files.filter((f) => slowBecause(f) === undefined);
 const slow = files.filter((f) => !quick.includes(f));
-const workers = Number(process.env.CLAIMS_TEST_WORKERS) || Math.max(2, availableParallelism());
+const workers = Number(process.env.CLAIMS_TEST_WORKERS) || Math.max(2, availableParallelism()) + 1;
 
 export default defineConfig({
   test: {
