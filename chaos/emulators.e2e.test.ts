@@ -23,15 +23,20 @@ const UNTIL_SETTLED = Number.POSITIVE_INFINITY;
 /** Long enough for a machine at load 30 (about 5 minutes a run there); a run that hangs still ends. */
 const TIMEOUT_MS = 900_000;
 
+/** The flows with a whole-stack restart at a claim's 12th call, settled by counts (`more`: e.g. the state lost). */
+const restartAtTwelve = (lines: string[], more: EmulatorRunHooks = {}) =>
+  runOnEmulators(OPTS, (l) => lines.push(l), CONFIG, {
+    adjustPlan: restartAt12,
+    settleTimeoutMs: UNTIL_SETTLED,
+    ...more,
+  });
+
 describe("chaos on the emulators, whole-stack restart", () => {
   it(
     "restarts the stack on the same state directory and the flows it hit keep every invariant",
     async () => {
       const lines: string[] = [];
-      const result = await runOnEmulators(OPTS, (l) => lines.push(l), CONFIG, {
-        adjustPlan: restartAt12,
-        settleTimeoutMs: UNTIL_SETTLED,
-      });
+      const result = await restartAtTwelve(lines);
       expect(lines.filter((l) => l.startsWith("✗") || l.startsWith("    "))).toEqual([]);
       expect(result.violations).toBe(0);
       expect(result.restarts.length).toBeGreaterThanOrEqual(1);
@@ -48,11 +53,7 @@ describe("chaos on the emulators, whole-stack restart", () => {
     "finds a restart that keeps nothing on disk: the claims accepted before it are lost",
     async () => {
       const lines: string[] = [];
-      const result = await runOnEmulators(OPTS, (l) => lines.push(l), CONFIG, {
-        adjustPlan: restartAt12,
-        loseStateOnRestart: true,
-        settleTimeoutMs: UNTIL_SETTLED,
-      });
+      const result = await restartAtTwelve(lines, { loseStateOnRestart: true });
       expect(result.restarts.length).toBeGreaterThanOrEqual(1);
       expect(result.violations).toBeGreaterThan(0);
       expect(lines.join("\n")).toMatch(/claim clm_f[01]_\w+ was accepted but is not stored: lost/);
