@@ -108,6 +108,16 @@ describe("gsi1 write units", () => {
       2,
     ],
     [
+      "an update that moves the index key through a name placeholder deletes and puts (the claim made final)",
+      "UpdateItem",
+      {
+        UpdateExpression: "SET #f0 = :f0, #gpk = :gpk",
+        ExpressionAttributeNames: { "#f0": "status", "#gpk": "gsi1pk" },
+      },
+      { Attributes: { pk: "CLAIM#c", gsi1pk: "DONE#3" } },
+      2,
+    ],
+    [
       "an update that removes the index key deletes once",
       "UpdateItem",
       { UpdateExpression: "SET #s = :s REMOVE gsi1pk, gsi1sk" },

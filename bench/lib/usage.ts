@@ -107,7 +107,13 @@ export function gsiWriteUnits(operation: string, input: Loose, output: Loose): n
     return item.gsi1pk === undefined ? 0 : writeUnits(itemSize(item));
   }
   if (operation !== "UpdateItem") return 0;
-  const clauses = updateClauses(typeof input.UpdateExpression === "string" ? input.UpdateExpression : "");
+  // Placeholders resolved first: the claims store moves its entry with `SET #gpk = :gpk` (names: gsi1pk).
+  const names = asLoose(input.ExpressionAttributeNames);
+  const expression = (typeof input.UpdateExpression === "string" ? input.UpdateExpression : "").replace(
+    /#\w+/g,
+    (token) => (typeof names[token] === "string" ? (names[token] as string) : token),
+  );
+  const clauses = updateClauses(expression);
   const attrs = asLoose(output.Attributes);
   const units = writeUnits(itemSize(attrs));
   if (/\bgsi1(pk|sk)\b/.test(clauses.REMOVE ?? "")) return units;
