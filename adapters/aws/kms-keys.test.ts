@@ -119,6 +119,40 @@ describe("the KMS data keys over the real SDK client", () => {
     }
   });
 
+  it("makes a fresh subject's key by one conditional put, no read; a fresh lookup of a stored key or tombstone finds it", async () => {
+    const { ctx } = await store();
+    const sent: string[] = [];
+    const counted = {
+      ...ctx,
+      client: {
+        send: (command: { constructor: { name: string } }) => {
+          sent.push(command.constructor.name.replace(/Command$/, ""));
+          return aws.doc.send(command as never);
+        },
+      } as unknown as typeof ctx.client,
+    };
+    const keys = kmsKeyStore(counted, kmsDataKeys(client), kms.alias);
+    await keys.key("clm_warm", { create: true }); // the day's branch key made and kept
+    sent.length = 0;
+    const made = await keys.key("clm_new", { create: true, fresh: true } as { create: boolean });
+    expect(made.state).toBe("key");
+    expect(sent).toEqual(["Put"]);
+    // The key it put is the one stored: another store opens what the fresh key sealed.
+    const token = await envelopeVault({ key: async () => made, destroy: keys.destroy }).seal("clm_new", TEXT);
+    expect(await envelopeVault(kmsKeyStore(ctx, kmsDataKeys(client), kms.alias)).open(token)).toBe(TEXT);
+    // Told fresh, but a key is there (an id drawn twice): the put loses and the stored key is read and kept.
+    sent.length = 0;
+    const again = await keys.key("clm_new", { create: true, fresh: true } as { create: boolean });
+    expect(sent).toEqual(["Put", "Get"]);
+    expect(again.state === "key" && made.state === "key" && again.key.equals(made.key)).toBe(true);
+    // Told fresh, but erased: the tombstone wins, no key is made.
+    expect(await keys.destroy("clm_new")).toBe("destroyed");
+    expect(await keys.key("clm_new", { create: true, fresh: true } as { create: boolean })).toEqual({
+      state: "erased",
+    });
+    expect((await rawItems(ctx.tableName)).find((i) => i.pk === "DATAKEY#clm_new")?.wrapped).toBeUndefined();
+  });
+
   it("erases by a tombstone: no wrapped key left, every sealed field of the claim opens as erased, none sealed anew", async () => {
     const { ctx, store: keys } = await store();
     const vault = envelopeVault(keys, { cacheKeys: false });

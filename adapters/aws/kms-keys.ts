@@ -7,7 +7,8 @@
 // replaces the claim's item by a tombstone (`erased_at`, no key): the plaintext key never left memory, so the sealed
 // text — in the audit and in every backup of the table — is gone; the branch key stays (it opens nothing without
 // the claim's wrapped key). The item is read with a consistent read on every lookup (kmsKeyStore does not remember
-// it; functions/composition/compose.ts remembers it per invocation).
+// it; functions/composition/compose.ts remembers it per invocation), except a fresh subject's: a claim id its
+// invocation just drew gets its key by one conditional put, read only when that put loses.
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { DecryptCommand, GenerateDataKeyCommand } from "@aws-sdk/client-kms";
 import type { KMSClient } from "@aws-sdk/client-kms";
@@ -15,6 +16,7 @@ import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { VaultUnavailableError } from "../../pipeline/errors.ts";
 import type { DestroyOutcome } from "../../pipeline/ports.ts";
 import type { DataKeyState, DataKeyStore } from "../vault/envelope.ts";
+import type { KeyLookup } from "../vault/invocation-keys.ts";
 import { dynamoCall } from "./dynamo-context.ts";
 import type { DynamoContext } from "./dynamo-context.ts";
 import { describeError, isConditionalCheckFailed } from "./errors.ts";
@@ -159,9 +161,13 @@ export function kmsKeyStore(ctx: DynamoContext, kms: KmsDataKeys, keyId: string)
     return { state: "key", key };
   };
   return {
-    async key(subject, { create }) {
-      const found = await read(subject);
-      if (found.state !== "none" || !create) return found;
+    async key(subject, { create, fresh }: KeyLookup) {
+      // A fresh subject (one its invocation just drew: adapters/vault/invocation-keys.ts) has no item: its key is put
+      // at once, and the item read only when the put loses (a key or a tombstone there after all: what is stored wins).
+      if (!(create && fresh === true)) {
+        const found = await read(subject);
+        if (found.state !== "none" || !create) return found;
+      }
       const branch = branchOf(ctx.clock.now());
       const key = randomBytes(32);
       const wrapped = wrapLocally(await branches.key(branch, true), branch, subject, key);

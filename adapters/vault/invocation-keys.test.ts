@@ -3,7 +3,13 @@
 import { describe, expect, it } from "vitest";
 import type { DataKeyState, DataKeyStore } from "./envelope.ts";
 import { envelopeVault } from "./envelope.ts";
-import { inKeyInvocation, keyInvocationHandler, rememberedPerInvocation } from "./invocation-keys.ts";
+import {
+  inKeyInvocation,
+  keyInvocationHandler,
+  newSubjectInInvocation,
+  rememberedPerInvocation,
+} from "./invocation-keys.ts";
+import type { KeyLookup } from "./invocation-keys.ts";
 
 /** Keys in memory, each read counted by subject. */
 function countingStore(): DataKeyStore & { reads: string[] } {
@@ -91,5 +97,36 @@ describe("a store remembered per invocation", () => {
       await inner();
     })();
     expect(store.reads).toEqual(["clm_h", "clm_h", "clm_h"]);
+  });
+
+  it("asks for a fresh key only for a subject its own invocation drew, once, and only when the lookup may make it", async () => {
+    const store = countingStore();
+    const asked: string[] = [];
+    const spy: DataKeyStore = {
+      key: (subject, opts: KeyLookup) => {
+        asked.push(`${subject}${opts.fresh ? " fresh" : ""}${opts.create ? " create" : ""}`);
+        return store.key(subject, opts);
+      },
+      destroy: (subject) => store.destroy(subject),
+    };
+    const remembered = rememberedPerInvocation(spy);
+    newSubjectInInvocation("clm_outside"); // outside an invocation: nothing to tell
+    await inKeyInvocation(async () => {
+      newSubjectInInvocation("clm_new");
+      expect(await remembered.key("clm_new", { create: false })).toEqual({ state: "none" }); // an open: no key made
+      expect((await remembered.key("clm_new", { create: true })).state).toBe("key");
+      await remembered.key("clm_old", { create: true });
+      await remembered.key("clm_outside", { create: true });
+    });
+    await inKeyInvocation(async () => {
+      await remembered.key("clm_new", { create: true }); // another invocation: the subject is not new to it
+    });
+    expect(asked).toEqual([
+      "clm_new",
+      "clm_new fresh create",
+      "clm_old create",
+      "clm_outside create",
+      "clm_new create",
+    ]);
   });
 });

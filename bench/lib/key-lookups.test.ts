@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { countedKeyStore, countedVault } from "./key-lookups.ts";
 import type { KeyLookupOutcome } from "./key-lookups.ts";
 import { createUsageRecorder, summarise } from "./usage.ts";
-import { inKeyInvocation } from "../../adapters/vault/invocation-keys.ts";
+import { inKeyInvocation, newSubjectInInvocation } from "../../adapters/vault/invocation-keys.ts";
 
 describe("countedKeyStore", () => {
   it("tells each lookup what it found: a key made, the same key found, none, a tombstone", async () => {
@@ -72,5 +72,20 @@ describe("data-key lookups in the usage summary", () => {
       keyDecryptsPerFunction: 1,
       keyInvocations: 2,
     });
+  });
+
+  it("counts a key put for a claim id its invocation drew as a key made with no lookup (no read of its item)", async () => {
+    const recorder = createUsageRecorder(() => undefined);
+    const vault = countedVault((subject, outcome) => recorder.noteKeyLookup(subject, outcome));
+    await recorder.runAs("intakeApi", 1, () =>
+      inKeyInvocation(async () => {
+        newSubjectInInvocation("clm_d"); // as compose.ts's id source does for the ids it draws
+        const t = await vault.seal("clm_d", "broken on arrival");
+        await vault.open(t);
+      }),
+    );
+    const { calls, invocations } = recorder.take();
+    const p = summarise("structured", 1, { calls, invocations, busDeliveries: {}, apiRequests: 1 });
+    expect(p.invocations.intakeApi).toMatchObject({ keyLookups: 0, keysMade: 1, keyInvocations: 1 });
   });
 });

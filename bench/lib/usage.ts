@@ -206,8 +206,8 @@ export type InvocationRecord = {
   metricLines: number;
   metricBytes: number;
   /**
-   * The vault's data-key lookups during the invocation (`DataKeyStore.key`, one per seal or open): how many, how many
-   * made a new key, and the subjects whose existing key was found (a KMS Decrypt on AWS in a container that has not
+   * The vault's data-key lookups during the invocation (`DataKeyStore.key`, one per seal or open): how many read the
+   * key item, how many made a new key (a fresh subject's without a read), and the subjects whose existing key was found (a KMS Decrypt on AWS in a container that has not
    * unwrapped it yet). Absent: none.
    */
   keyLookups?: number;
@@ -494,11 +494,12 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
     runAs,
     captureLogs,
     /** Counts one data-key lookup against the invocation it runs in (outside any invocation: not counted). */
-    noteKeyLookup(subject: string, outcome: "made" | "found" | "none" | "erased"): void {
+    noteKeyLookup(subject: string, outcome: "made" | "put" | "found" | "none" | "erased"): void {
       const ctx = als.getStore();
       if (!ctx) return;
-      ctx.keyLookups += 1;
-      if (outcome === "made") {
+      // A fresh subject's key is put without a read of its item: a key made, no lookup.
+      if (outcome !== "put") ctx.keyLookups += 1;
+      if (outcome === "made" || outcome === "put") {
         ctx.keysMade += 1;
         ctx.keySubjectsMade.add(subject);
       }
@@ -653,8 +654,8 @@ export function summarise(
     u.successBytes = (u.successBytes ?? 0) + per(inv.successBytes ?? 0);
     u.metricLines = (u.metricLines ?? 0) + per(inv.metricLines ?? 0);
     u.metricBytes = (u.metricBytes ?? 0) + per(inv.metricBytes ?? 0);
-    if (inv.keyLookups !== undefined && inv.keyLookups > 0) {
-      u.keyLookups = (u.keyLookups ?? 0) + per(inv.keyLookups);
+    if ((inv.keyLookups ?? 0) + (inv.keysMade ?? 0) > 0) {
+      u.keyLookups = (u.keyLookups ?? 0) + per(inv.keyLookups ?? 0);
       u.keysMade = (u.keysMade ?? 0) + per(inv.keysMade ?? 0);
       u.keyDecryptsPerInvocation = (u.keyDecryptsPerInvocation ?? 0) + per(inv.keySubjectsFound?.length ?? 0);
       u.keyInvocations = (u.keyInvocations ?? 0) + per(1);

@@ -11,7 +11,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { sealEventsClient, sealQueueClient, sealTableClient } from "../../adapters/vault/sealed-table.ts";
 import { envelopeVault } from "../../adapters/vault/envelope.ts";
-import { rememberedPerInvocation } from "../../adapters/vault/invocation-keys.ts";
+import { newSubjectInInvocation, rememberedPerInvocation } from "../../adapters/vault/invocation-keys.ts";
 import { kmsDataKeys, kmsKeyStore } from "../../adapters/aws/kms-keys.ts";
 import type { PersonalDataVault } from "../../pipeline/ports.ts";
 import {
@@ -111,9 +111,18 @@ export function linkedVault(
   return envelopeVault(rememberedPerInvocation(kmsKeyStore(ctx, kmsDataKeys(kms()), keyId)), { cacheKeys: false });
 }
 
-/** Random, unique ids: `<prefix>_<32 hex>`. */
-function randomIds(): IdSource {
-  return { next: (prefix) => `${prefix}_${randomUUID().replace(/-/g, "")}` };
+/**
+ * Random, unique ids: `<prefix>_<32 hex>`. Each is new to its invocation's key scope (adapters/vault/invocation-keys.ts):
+ * a claim drawn here has no data key yet, so sealing its first field puts the key without reading its item first.
+ */
+export function randomIds(): IdSource {
+  return {
+    next: (prefix) => {
+      const id = `${prefix}_${randomUUID().replace(/-/g, "")}`;
+      newSubjectInInvocation(id);
+      return id;
+    },
+  };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -7,6 +7,8 @@ import { rememberedPerInvocation } from "../../adapters/vault/invocation-keys.ts
 import { openingSqsHandler } from "../../adapters/vault/sealed-table.ts";
 import type { PipelineDeps } from "../../pipeline/deps.ts";
 import { measured, NO_METRICS } from "./metrics.ts";
+import { randomIds } from "../composition/compose.ts";
+import type { KeyLookup } from "../../adapters/vault/invocation-keys.ts";
 
 function countedStore(): DataKeyStore & { reads: number } {
   const key = Buffer.alloc(32, 9);
@@ -50,5 +52,28 @@ describe("a deployed handler's invocation", () => {
     const handler = openingSqsHandler(consumer, vault);
     expect(await handler({ Records: [{ body: JSON.stringify({ note: token }) }] }, {})).toBe(token);
     expect(store.reads - before).toBe(1);
+  });
+
+  it("makes the key of a claim id its invocation drew without a read first; any other claim's key is read", async () => {
+    const key = Buffer.alloc(32, 3);
+    const asked: string[] = [];
+    const store: DataKeyStore = {
+      key: async (subject, opts: KeyLookup) => {
+        asked.push(opts.fresh ? "fresh" : "read");
+        return { state: "key", key };
+      },
+      destroy: async () => "destroyed",
+    };
+    const vault = envelopeVault(rememberedPerInvocation(store), { cacheKeys: false });
+    const ids = randomIds();
+    const handler = measured("intakeApi", noDeps, NO_METRICS, () => async () => {
+      const claimId = ids.next("clm");
+      await vault.seal(claimId, "the screen is dead");
+      await vault.seal("clm_0123456789abcdef0123456789abcdef", "an older claim's note");
+      return claimId;
+    });
+    const claimId = await handler();
+    expect(claimId).toMatch(/^clm_[0-9a-f]{32}$/);
+    expect(asked).toEqual(["fresh", "read"]);
   });
 });
