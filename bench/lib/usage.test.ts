@@ -13,6 +13,7 @@ import {
   entityOfRequest,
   eventEntryBytes,
   gsiWriteUnits,
+  readUnits,
   isHandlerLogLine,
   itemSize,
   sqsChunks,
@@ -78,6 +79,18 @@ describe("entityOf", () => {
       }),
     ).toBe("session");
     expect(entityOfRequest("UpdateItem", { Key: { pk: "ORDER#o", sk: "LEDGER" } })).toBe("ledger");
+  });
+});
+
+describe("read units", () => {
+  it.each([
+    ["an empty strongly consistent Query bills one unit", "Query", { ConsistentRead: true }, 0, 1],
+    ["an empty eventually consistent Query bills half a unit", "Query", {}, 0, 0.5],
+    ["a GetItem of a missing item bills the minimum", "GetItem", { ConsistentRead: true }, 0, 1],
+    ["a read that finds more is billed as reported", "Query", { ConsistentRead: true }, 3, 3],
+    ["a BatchGetItem is taken as reported", "BatchGetItem", {}, 0, 0],
+  ])("%s", (_name, op, input, reported, expected) => {
+    expect(readUnits(op, input, reported)).toBe(expected);
   });
 });
 

@@ -128,6 +128,17 @@ export function consumedUnits(output: Loose): number {
   return list.reduce<number>((n, c) => n + (Number(asLoose(c).CapacityUnits) || 0), 0);
 }
 
+/**
+ * Read units AWS bills for one read: what the emulator reports, but never less than one read's minimum — AWS bills a
+ * GetItem of a missing item, and a Query or Scan that finds nothing, the minimum of its consistency (1 strongly
+ * consistent, 0.5 eventually: docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html);
+ * dynalite reports 0 for an empty Query. A BatchGetItem is taken as reported.
+ */
+export function readUnits(operation: string, input: Loose, reported: number): number {
+  if (operation === "BatchGetItem") return reported;
+  return Math.max(reported, input.ConsistentRead === true ? 1 : 0.5);
+}
+
 /** Bytes SQS bills for a send: message bodies plus message attributes (names, types, values). */
 export function sqsPayloadBytes(input: Loose): { messages: number; bytes: number } {
   const entries: Loose[] = Array.isArray(input.Entries) ? (input.Entries as Loose[]) : [input];
@@ -373,7 +384,7 @@ export function createUsageRecorder(queueRoleOf: (url: string) => QueueRole | un
     if (service === "DynamoDB") {
       record.entity = entityOfRequest(operation, input);
       const units = consumedUnits(output);
-      if (READ_OPS.has(operation)) record.rru = units;
+      if (READ_OPS.has(operation)) record.rru = readUnits(operation, input, units);
       else if (CAPACITY_OPS.has(operation)) {
         if (record.error === "ConditionalCheckFailedException") {
           // AWS bills a failed conditional write like the write (≥ 1 WRU); the emulator reports nothing.
