@@ -93,7 +93,8 @@ function packedSubject(subject: string | undefined): Buffer | undefined {
  * for a subject pd2 cannot hold (empty, or over 255 bytes: no claim id is).
  */
 function sealedToken(parts: TokenParts & { subject: string }, implied: boolean): string {
-  const header = parts.deflated === true ? Buffer.of(PD2_IMPLIED_DEFLATED) : packedSubject(implied ? undefined : parts.subject);
+  const header =
+    parts.deflated === true ? Buffer.of(PD2_IMPLIED_DEFLATED) : packedSubject(implied ? undefined : parts.subject);
   if (header === undefined)
     return `${SEALED_PREFIX}${b64u(Buffer.from(parts.subject, "utf8"))}:${b64u(parts.iv)}:${b64u(parts.ct)}:${b64u(parts.tag)}`;
   return `${SEALED_PREFIX_V2}${b64u(Buffer.concat([header, parts.iv, parts.ct, parts.tag]))}`;
@@ -136,7 +137,8 @@ function tokenParts(token: string): TokenParts | undefined {
 }
 
 /** A deflated token's associated data: the subject, a zero byte and the dictionary's SHA-256 (moved elsewhere, it does not open). */
-const deflatedAad = (subject: string, digest: Buffer) => Buffer.concat([Buffer.from(subject, "utf8"), Buffer.of(0), digest]);
+const deflatedAad = (subject: string, digest: Buffer) =>
+  Buffer.concat([Buffer.from(subject, "utf8"), Buffer.of(0), digest]);
 const digestOf = (dictionary: Uint8Array) => createHash("sha256").update(dictionary).digest();
 
 /**
@@ -202,7 +204,8 @@ export function envelopeVault(store: DataKeyStore, opts: { cacheKeys?: boolean }
           ? plaintext
           : sealedToken({ ...parts, subject }, implied);
       if (opts.dictionary !== undefined) {
-        if (!implied) throw new SealedFieldError("a sealed field deflated against its record must leave its claim to it");
+        if (!implied)
+          throw new SealedFieldError("a sealed field deflated against its record must leave its claim to it");
         return sealDeflated(k.key, subject, plaintext, opts.dictionary);
       }
       const iv = syntheticIv(k.key, subject, plaintext);
