@@ -5,9 +5,13 @@
 // write is billed by its whole size, so the documents other than `record` — checks, events, review, audit —
 // are one JSON body in its cheapest form (compact.ts; compressed against the record, which the ClaimVerdict
 // event repeats), and the record's text leaves out the ids the item holds anyway, so a settled ACCEPT with its
-// policy_version fits 1 KB (dictionary v2, compact.ts). `record` stays JSON text and `execution`/`published` plain attributes, readable in
+// policy_version fits 1 KB (dictionary v2, compact.ts). Sealed (every deployed function), the body's personal
+// fields — the claim's and the proposal's reasons in the kernel's inputs — are one token beside it (`pd_z2`),
+// deflated against the record before sealing: a settled ACCEPT keeps one write unit with long reasons (issue 37,
+// i37v). `record` stays JSON text and `execution`/`published` plain attributes, readable in
 // the console (and by the fault tests' table scan). Items written before (every document as its own JSON text
-// attribute) are read too, and a text attribute wins over the body (an older writer's update).
+// attribute; a token per personal field inside the body; the record's ids `""` in place) are read too, and a text
+// attribute wins over the body (an older writer's update).
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { StoredVerdict, VerdictRepository } from "../../pipeline/ports.ts";
 import { COMPACT_DICTIONARIES, itemBytes, packedNames, packText, unpackText } from "./compact.ts";
@@ -188,9 +192,14 @@ async function packedItem(v: StoredVerdict, vault: PersonalDataVault | undefined
 const SEALED_ATTRIBUTE = "pd_z2";
 const tokenOfBytes = (bytes: Uint8Array) => `${SEALED_PREFIX_V2}${Buffer.from(bytes).toString("base64url")}`;
 
-/** What a verdict's sealed fields are deflated against: dictionary v2 and the record's text (never personal). */
+/**
+ * What a verdict's sealed fields are deflated against: dictionary v2 and the record's text, which reads the same
+ * sealed or not as it holds no personal field (a record that held one would read erased once erased: v2 alone).
+ */
 const sealingDictionary = (record: VerdictRecord): Buffer =>
-  Buffer.concat([COMPACT_DICTIONARIES.z2!, Buffer.from(json(record), "utf8")]);
+  personalFields(record).length === 0
+    ? Buffer.concat([COMPACT_DICTIONARIES.z2!, Buffer.from(json(record), "utf8")])
+    : COMPACT_DICTIONARIES.z2!;
 
 /**
  * The body's text, its personal fields `""` in place and sealed as one token under the verdict's claim, which the
