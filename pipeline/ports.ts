@@ -418,14 +418,17 @@ export interface PersonalDataVault {
    * `plaintext` sealed under `subject`'s key (made on first use); ERASED once the subject's key was destroyed. A token
    * this vault made for `subject` comes back as it is (in the form asked for); any other text, one in the form of a
    * token included, is sealed. With `implied`, the token leaves the subject out: only for a record that names it
-   * (an item whose key is the claim's), and opened only with it.
+   * (an item whose key is the claim's), and opened only with it. With `dictionary` too (implied only), the plaintext
+   * is deflated against it before it is sealed: bytes the record holds anyway (its ids, amounts) cost nearly nothing,
+   * and the token opens only with the very same dictionary.
    */
-  seal(subject: string, plaintext: string, opts?: { implied?: boolean }): Promise<string>;
+  seal(subject: string, plaintext: string, opts?: { implied?: boolean; dictionary?: Uint8Array }): Promise<string>;
   /**
    * The text of a sealed field, or undefined when its key was destroyed. `recordSubject` is the claim the record it
    * was read from names (its key), which a token sealed `implied` needs; a token that names its own subject ignores it.
+   * A token sealed with a `dictionary` needs the same one.
    */
-  open(token: string, recordSubject?: string): Promise<string | undefined>;
+  open(token: string, recordSubject?: string, opts?: { dictionary?: Uint8Array }): Promise<string | undefined>;
   /** Destroys `subject`'s key for good: whatever was sealed under it can never be opened again, nor sealed anew. */
   destroy(subject: string): Promise<DestroyOutcome>;
 }

@@ -1,7 +1,9 @@
 // The claim and the verdict of the bench's structured claim stored sealed, as every deployed function stores them
 // (issue 37): the claim's reason sealed once (its `claim` read from its input), tokens that leave out the claim the
-// item names, the verdict's body compressed against its record — each claim write one write unit again, the verdict's
-// put too. What the release before stored (pd1 tokens, a body compressed without the record) still reads.
+// item names, the verdict's body compressed against its record and its personal fields one token deflated against
+// the record (i37v) — each claim write one write unit, the verdict's put and settlement too, with room for long
+// reasons. What the releases before stored (pd1 tokens, a body compressed without the record; a pd2 token per field)
+// still reads.
 import { createCipheriv } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -13,6 +15,7 @@ import { localClientConfig } from "../../local/emulators.ts";
 import { envelopeVault } from "../vault/envelope.ts";
 import type { DataKeyStore } from "../vault/envelope.ts";
 import { sealTableClient } from "../vault/sealed-table.ts";
+import { withPersonalErased } from "../../core/privacy/sealing.ts";
 import { measureCapacity } from "./capacity.test-kit.ts";
 import { itemBytes, packText, unpackText, writeUnits } from "./compact.ts";
 import { createDynamoPorts } from "./dynamo-ports.ts";
@@ -36,6 +39,39 @@ const PUT: StoredVerdict = {
   audit: SETTLED.audit!.filter((e) => e.event_type !== "CLAIM_REFUND_EXECUTED"),
 };
 const CLAIM_ID = SETTLED.claim_id;
+/** The same verdict as the release before stored it sealed, put and settled (fixtures/verdict-pd2-item.json). */
+const PD2_RELEASE = JSON.parse(readFileSync(new URL("./fixtures/verdict-pd2-item.json", import.meta.url), "utf8")) as {
+  put: Record<string, unknown>;
+  settled: Record<string, unknown>;
+};
+/** A fixture item with its binary attributes (`{ b64 }`) as bytes. */
+const fixtureItem = (item: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(item).map(([k, v]) => [
+      k,
+      v && typeof v === "object" && "b64" in v ? new Uint8Array(Buffer.from(String(v.b64), "base64")) : v,
+    ]),
+  );
+/** A customer's reason no dictionary holds, and a proposal's reason of its own (the model's words, not the rules'). */
+const LONG_REASON =
+  "I ordered this laptop for my daughter's studies and when the parcel came on Friday the display stayed completely " +
+  "black; we charged it overnight, held the power button for thirty seconds and tried another socket, but nothing at all happened.";
+const OWN_PROPOSAL_REASON =
+  "Refund 299.99 EUR for order ord_bs000001 (electronics): the customer says the laptop arrived with a black display " +
+  "that never lit up, which a dented box suggests happened in transit.";
+/** `v` with the claim's and the proposal's reasons in its kernel inputs replaced. */
+function withReasons(v: StoredVerdict, reason: string, proposalReason: string): StoredVerdict {
+  const copy = structuredClone(v);
+  for (const e of copy.audit ?? []) {
+    const ki = (
+      e.details as { kernel_inputs?: { claim: { reason: string }; proposal: { params: { reason: string } } } }
+    ).kernel_inputs;
+    if (ki === undefined) continue;
+    ki.claim.reason = reason;
+    ki.proposal.params.reason = proposalReason;
+  }
+  return copy;
+}
 const inputs = (SETTLED.audit![0]!.details as { kernel_inputs: Record<string, Record<string, unknown>> }).kernel_inputs;
 const REASON = inputs.claim!.reason as string;
 const PROPOSAL_REASON = (inputs.proposal!.params as { reason: string }).reason;
@@ -146,20 +182,105 @@ describe("the bench's structured claim stored sealed (issue 37)", () => {
     expect([erased?.claim?.reason, erased?.input]).toEqual(["[erased]", { claim: { ...claim, reason: "[erased]" } }]);
   });
 
-  it("puts its verdict in one write unit (settled: two), the body compressed against the record, its tokens leaving the claim to the item", async () => {
+  it("puts and settles its verdict in one write unit each: its personal fields one token deflated against the record", async () => {
     const { client, vault, ports, raw } = await setup();
     const { capacity } = await measureCapacity(client, async () => {
       await ports.verdicts.putVerdictOnce(PUT);
       await ports.verdicts.recordExecution(PUT.idempotency_key, SETTLED);
     });
-    // Two sealed fields add ~230 bytes no compressor takes out (IVs, tags, ciphertext) to an 835-byte settled item.
-    expect(capacity.wruByKey).toEqual({ "PutItem VERDICT": 1, "UpdateItem VERDICT": 2 });
+    // Until i37v: two tokens of ~230 bytes no compressor takes out, and the record's ids "" in place: settled 1,069 bytes.
+    expect(capacity.wruByKey).toEqual({ "PutItem VERDICT": 1, "UpdateItem VERDICT": 1 });
     expect(writeUnits(itemBytes(await verdictItem(PUT, vault)))).toBe(1);
     const stored = await raw(keys.verdict(PUT.idempotency_key));
-    expect(Object.keys(stored).filter((k) => k.startsWith("body"))).toEqual(["body_z2c"]);
+    expect(itemBytes(stored)).toBeLessThan(1024 - 200);
+    expect(Object.keys(stored).filter((k) => k.startsWith("body") || k.startsWith("pd"))).toEqual([
+      "pd_z2",
+      "body_z2c",
+    ]);
+    expect((stored.pd_z2 as Uint8Array)[0]).toBe(3);
+    expect(JSON.parse(stored.record as string)).not.toHaveProperty("claim_id");
     const body = (await unpackText(stored, "body", JSON.stringify(SETTLED.record)))!;
-    expect(body).not.toContain(REASON);
-    expect(tokenHeaders(body)).toEqual([0, 0]);
+    for (const words of [REASON, PROPOSAL_REASON, "pd1:", "pd2:"]) expect(body).not.toContain(words);
+    expect(await ports.verdicts.getVerdict(PUT.idempotency_key)).toEqual({ ...SETTLED, published: false });
+  });
+
+  it("settles in one write unit with a 200-character claim reason and a 150-character proposal reason of their own", async () => {
+    const { client, ports } = await setup();
+    const long = withReasons(SETTLED, LONG_REASON.slice(0, 200), OWN_PROPOSAL_REASON.slice(0, 150));
+    const put = withReasons(PUT, LONG_REASON.slice(0, 200), OWN_PROPOSAL_REASON.slice(0, 150));
+    const { capacity } = await measureCapacity(client, async () => {
+      await ports.verdicts.putVerdictOnce(put);
+      await ports.verdicts.recordExecution(put.idempotency_key, long);
+    });
+    expect(capacity.wruByKey).toEqual({ "PutItem VERDICT": 1, "UpdateItem VERDICT": 1 });
+    expect(await ports.verdicts.getVerdict(put.idempotency_key)).toEqual({ ...long, published: false });
+  });
+
+  it("reads every personal field of an erased claim's verdict as [erased], the rest as it was", async () => {
+    const { vault, ports } = await setup();
+    await ports.verdicts.putVerdictOnce(PUT);
+    await ports.verdicts.recordExecution(PUT.idempotency_key, SETTLED);
+    await vault.destroy(CLAIM_ID);
+    const erased = await ports.verdicts.getVerdict(PUT.idempotency_key);
+    expect(erased).toEqual(withPersonalErased({ ...SETTLED, published: false }));
+    expect(JSON.stringify(erased)).toContain('"reason":"[erased]"');
+  });
+
+  it("refuses its sealed fields moved to another claim's verdict or beside another record of its claim", async () => {
+    const { tableName, ports, raw } = await setup();
+    const other = { ...PUT, idempotency_key: `${PUT.idempotency_key.slice(0, -1)}0` };
+    const later = { ...other, record: { ...other.record, decided_at: "2026-12-07T13:53:36.000Z" } };
+    await ports.verdicts.putVerdictOnce(PUT);
+    await ports.verdicts.putVerdictOnce({
+      ...other,
+      claim_id: "clm_other",
+      record: { ...other.record, claim_id: "clm_other" },
+    });
+    const sealed = (await raw(keys.verdict(PUT.idempotency_key))).pd_z2;
+    const move = (key: string) =>
+      aws.doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.verdict(key),
+          UpdateExpression: "SET pd_z2 = :s",
+          ExpressionAttributeValues: { ":s": sealed },
+        }),
+      );
+    await move(other.idempotency_key);
+    await expect(ports.verdicts.getVerdict(other.idempotency_key)).rejects.toThrow(
+      /verdict .* cannot be read: a sealed field of clm_other does not open with its key/,
+    );
+    const sameClaim = `${PUT.idempotency_key.slice(0, -1)}1`;
+    await ports.verdicts.putVerdictOnce({ ...later, idempotency_key: sameClaim });
+    await move(sameClaim);
+    await expect(ports.verdicts.getVerdict(sameClaim)).rejects.toThrow(
+      new RegExp(`a sealed field of ${CLAIM_ID} does not open with its key`),
+    );
+  });
+
+  it("seals the same verdict to the same bytes", async () => {
+    const first = await setup();
+    const second = await setup();
+    for (const { ports } of [first, second]) await ports.verdicts.putVerdictOnce(PUT);
+    const [a, b] = await Promise.all([first, second].map(({ raw }) => raw(keys.verdict(PUT.idempotency_key))));
+    expect(Buffer.from(a!.pd_z2 as Uint8Array)).toEqual(Buffer.from(b!.pd_z2 as Uint8Array));
+    expect(Buffer.from(a!.body_z2c as Uint8Array)).toEqual(Buffer.from(b!.body_z2c as Uint8Array));
+  });
+
+  it("reads the release before's sealed verdict (a pd2 token per field), and settles its put into one token", async () => {
+    const settled = fixtureItem(PD2_RELEASE.settled);
+    expect(tokenHeaders((await unpackText(settled, "body", JSON.stringify(SETTLED.record)))!)).toEqual([0, 0]);
+    const older = await setup();
+    await aws.doc.send(new PutCommand({ TableName: older.tableName, Item: settled }));
+    expect(await older.ports.verdicts.getVerdict(PUT.idempotency_key)).toEqual({ ...SETTLED, published: false });
+    const { tableName, ports, raw } = await setup();
+    await aws.doc.send(new PutCommand({ TableName: tableName, Item: fixtureItem(PD2_RELEASE.put) }));
+    expect(await ports.verdicts.getVerdict(PUT.idempotency_key)).toEqual(PUT);
+    expect(await ports.verdicts.recordExecution(PUT.idempotency_key, SETTLED)).toEqual({
+      ...SETTLED,
+      published: false,
+    });
+    expect(Object.keys(await raw(keys.verdict(PUT.idempotency_key)))).toContain("pd_z2");
     expect(await ports.verdicts.getVerdict(PUT.idempotency_key)).toEqual({ ...SETTLED, published: false });
   });
 

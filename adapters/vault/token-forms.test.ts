@@ -93,7 +93,7 @@ describe("the sealed field's forms", () => {
     await expect(vault.open(pd2(forged))).rejects.toThrow(/does not open with its key/);
     for (const malformed of [
       "pd2:abc",
-      pd2(Buffer.concat([Buffer.of(3), bytes.subarray(1)])), // unknown header
+      pd2(Buffer.concat([Buffer.of(4), bytes.subarray(1)])), // unknown header
       pd2(Buffer.concat([Buffer.of(2, 200), bytes.subarray(2)])), // subject longer than the token
       pd2(Buffer.alloc(28)), // shorter than a header, an IV and a tag
       nonCanonical(pd2(bytes)), // the same bytes, spelled otherwise
@@ -120,5 +120,50 @@ describe("the sealed field's forms", () => {
     await vault.destroy(CLAIM);
     for (const token of [PD1_CLAIM, named]) expect(await vault.open(token)).toBeUndefined();
     expect(await vault.open(implied, CLAIM)).toBeUndefined();
+  });
+});
+
+describe("the deflated form (header 3, i37v: a verdict's personal fields as one token)", () => {
+  const RECORD = Buffer.from('{"verdict":"ACCEPT","order_id":"ord_bs000001","amount_eur":299.99}');
+  const FIELDS = JSON.stringify([
+    REASON,
+    "Refund 299.99 EUR for order ord_bs000001 (electronics): the screen is dead.",
+  ]);
+
+  it("deflates against the record's dictionary: what the record holds costs next to nothing, and the token repeats", async () => {
+    const vault = envelopeVault(fixedKeys());
+    const token = await vault.seal(CLAIM, FIELDS, { implied: true, dictionary: RECORD });
+    expect(isSealed(token)).toBe(true);
+    expect(bytesOf(token)[0]).toBe(3);
+    expect(token).toBe(await vault.seal(CLAIM, FIELDS, { implied: true, dictionary: RECORD }));
+    const plain = await vault.seal(CLAIM, FIELDS, { implied: true });
+    expect(bytesOf(token).length).toBeLessThan(bytesOf(plain).length - 25);
+    expect(await vault.open(token, CLAIM, { dictionary: RECORD })).toBe(FIELDS);
+    // Handed back with its dictionary, it is kept as it is.
+    expect(await vault.seal(CLAIM, token, { implied: true, dictionary: RECORD })).toBe(token);
+  });
+
+  it("opens only with its claim and its very dictionary, with a clear error otherwise", async () => {
+    const vault = envelopeVault(fixedKeys());
+    const token = await vault.seal(CLAIM, FIELDS, { implied: true, dictionary: RECORD });
+    await expect(vault.open(token, CLAIM)).rejects.toThrow(/deflated against its record was read without the record/);
+    const other = Buffer.from(RECORD.toString().replace("299.99", "299.98"));
+    await expect(vault.open(token, CLAIM, { dictionary: other })).rejects.toThrow(/of clm_0123.* does not open/);
+    await expect(vault.open(token, "clm_x", { dictionary: RECORD })).rejects.toThrow(/of clm_x does not open/);
+    const forged = bytesOf(token);
+    forged[20] = (forged[20] ?? 0) ^ 1;
+    await expect(vault.open(pd2(forged), CLAIM, { dictionary: RECORD })).rejects.toBeInstanceOf(SealedFieldError);
+    await expect(vault.seal(CLAIM, FIELDS, { dictionary: RECORD })).rejects.toThrow(/must leave its claim to it/);
+    // Handed back without its dictionary, it is a customer's text like any other: sealed, and read back as written.
+    const resealed = await vault.seal(CLAIM, token, { implied: true });
+    expect(await vault.open(resealed, CLAIM)).toBe(token);
+  });
+
+  it("reads as gone once the claim's key is destroyed", async () => {
+    const vault = envelopeVault(fixedKeys(), { cacheKeys: false });
+    const token = await vault.seal(CLAIM, FIELDS, { implied: true, dictionary: RECORD });
+    await vault.destroy(CLAIM);
+    expect(await vault.open(token, CLAIM, { dictionary: RECORD })).toBeUndefined();
+    expect(await vault.seal(CLAIM, FIELDS, { implied: true, dictionary: RECORD })).toBe("[erased]");
   });
 });

@@ -13,6 +13,7 @@ export const SEALED_PREFIX = "pd1:";
  * The prefix of a sealed field as written now (issue 37): `pd2:` and one base64url text of a header byte, the subject
  * packed (or left out where the record names it: the item's key), the IV, the ciphertext and the tag
  * (adapters/vault/envelope.ts) — ~29 characters shorter than pd1 for a claim id, ~50 where the record names the claim.
+ * Header 3 (i37v): the plaintext deflated against a dictionary its record gives (a verdict's fields as one token).
  */
 export const SEALED_PREFIX_V2 = "pd2:";
 
