@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { countRequests, createRequestCounter } from "../adapters/aws/request-counter.ts";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { createAwsClients } from "../functions/composition/compose.ts";
-import { createLocalAwsClients, LOCAL_SKIPPED_MIDDLEWARE } from "./local-clients.ts";
+import { createLocalAwsClients, LOCAL_SKIPPED_MIDDLEWARE, withCachedHandlers } from "./local-clients.ts";
 import type { InProcessRequestHandler } from "./worker-channel.ts";
 
 type Seen = { headers: Record<string, string>; body: string };
@@ -99,5 +100,62 @@ describe("the local stack's SDK clients", () => {
       production.map((r) => [r.headers["x-amz-target"], r.body]),
     );
     expect(local).toHaveLength(1);
+  });
+
+  it("keep each command class's chain yet send every call's own input and read its own answer", async () => {
+    const production: Seen[] = [];
+    const local: Seen[] = [];
+    const prod = createAwsClients({ dynamodb: config(recordingHandler(production)) });
+    const cached = createLocalAwsClients({ dynamodb: config(recordingHandler(local)) });
+    const calls = [
+      new PutCommand({ TableName: "t", Item: { pk: "CLAIM#c1", sk: "META", n: 1 } }),
+      new PutCommand({ TableName: "t", Item: { pk: "CLAIM#c2", sk: "META", tags: new Set(["a"]) } }),
+      new GetCommand({ TableName: "t", Key: { pk: "CLAIM#c1", sk: "META" }, ConsistentRead: true }),
+      new QueryCommand({
+        TableName: "t",
+        KeyConditionExpression: "pk = :p",
+        ExpressionAttributeValues: { ":p": "CLAIM#c2" },
+      }),
+      new GetCommand({ TableName: "u", Key: { pk: "CLAIM#c9", sk: "V" } }),
+    ];
+    const read: unknown[][] = [[], []];
+    for (const [i, client] of [prod.dynamo, cached.dynamo].entries())
+      await Promise.all(calls.map(async (c) => read[i]!.push(await client.send(c as never))));
+    expect(local.map((r) => [r.headers["x-amz-target"], r.body])).toEqual(
+      production.map((r) => [r.headers["x-amz-target"], r.body]),
+    );
+    expect(new Set(local.map((r) => r.body)).size).toBe(calls.length);
+    expect(read[1]).toEqual(read[0]);
+    expect(read[1]![2]).toMatchObject({ Item: { pk: "CLAIM#c1", sk: "META", n: 7 } });
+  });
+
+  it("see a middleware added or removed after their first call (a bench's counter, a test's fault)", async () => {
+    const clients = createLocalAwsClients({ sqs: config(recordingHandler([])) });
+    const send = () =>
+      clients.sqs.send(new SendMessageCommand({ QueueUrl: "http://127.0.0.1:1/000000000000/q", MessageBody: "x" }));
+    await send().catch(() => undefined);
+    const counter = createRequestCounter();
+    const stop = countRequests(clients.sqs, counter);
+    await send().catch(() => undefined);
+    await send().catch(() => undefined);
+    expect(counter.snapshot().byService).toEqual({ SQS: { SendMessage: 2 } });
+    stop();
+    await send().catch(() => undefined);
+    expect(counter.snapshot().total).toBe(2);
+  });
+
+  it("resolve a call with options (an abort signal) as the SDK does, handing the signal to the request handler", async () => {
+    const signals: unknown[] = [];
+    const handler = recordingHandler([]);
+    const recording: InProcessRequestHandler = {
+      ...handler,
+      handle: (request, options) => (signals.push(options?.abortSignal), handler.handle(request, options)),
+    };
+    const client = withCachedHandlers(createAwsClients({ dynamodb: config(recording) }).dynamo);
+    const get = () => new GetCommand({ TableName: "t", Key: { pk: "CLAIM#c1", sk: "META" } });
+    const signal = new AbortController().signal;
+    expect((await client.send(get(), { abortSignal: signal })).Item).toEqual({ pk: "CLAIM#c1", sk: "META", n: 7 });
+    expect((await client.send(get())).Item).toEqual({ pk: "CLAIM#c1", sk: "META", n: 7 });
+    expect(signals).toEqual([signal, undefined]);
   });
 });
