@@ -61,18 +61,18 @@ export function durationsFromReport(report: JsonReport, root: string): Record<st
   return Object.fromEntries(entries);
 }
 
-// `node --import tsx scripts/test-order.ts <report.json>` (npm run test:durations): rewrites scripts/test-durations.json.
+// `npm run test:durations -- <a JSON report of a whole run>`: rewrites scripts/test-durations.json.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const report = process.argv[2];
   if (!report) {
     process.stderr.write(
-      "usage: npm run test:durations -- <report.json>  (from: npx vitest run --reporter=json --outputFile=<report.json>)\n",
+      "usage: npm run test:durations -- <file>  (from: npx vitest run --reporter=json --outputFile=<file>)\n",
     );
     process.exit(2);
   }
   const files = durationsFromReport(JSON.parse(readFileSync(report, "utf8")) as JsonReport, process.cwd());
   const note =
-    "Each test file's wall time (ms) in one whole run, read by vitest.config.ts's sequencer to start the longest first where vitest's results cache has no entry (a fresh clone). Written by `npm run test:durations -- <report.json>`.";
+    "Each test file's wall time (ms) in one whole run, read by vitest.config.ts's sequencer to start the longest first where vitest's results cache has no entry (a fresh clone). Written by `npm run test:durations -- <file>`.";
   writeFileSync(DURATIONS_FILE, `${JSON.stringify({ note, files }, null, 2)}\n`);
   process.stdout.write(`${DURATIONS_FILE}: ${Object.keys(files).length} files\n`);
 }
