@@ -9,7 +9,7 @@ const file = (path: string, ms: number | undefined, quick = false) => ({ path, m
 const paths = (files: readonly { path: string }[]) => files.map((f) => f.path);
 
 describe("the order npm test starts its files in", () => {
-  it("starts the slow files longer than every quick one first, then the quick ones, then the other slow ones", () => {
+  it("starts the long slow files first, then the quick ones, then the other slow ones", () => {
     const order = startOrder([
       file("a.test.ts", 5_000),
       file("b.e2e.test.ts", 90_000),
@@ -37,8 +37,18 @@ describe("the order npm test starts its files in", () => {
       file("q3.test.ts", undefined, true),
     ]);
     const quick = order.map((f, i) => (f.quick ? i : -1)).filter((i) => i >= 0);
-    expect(quick).toEqual([0, 1, 2]);
-    expect(paths(order)).toEqual(["q3.test.ts", "q2.test.ts", "q1.test.ts", "s2.test.ts", "s1.test.ts"]);
+    expect(quick).toEqual([1, 2, 3]);
+    expect(paths(order)).toEqual(["s2.test.ts", "q3.test.ts", "q2.test.ts", "q1.test.ts", "s1.test.ts"]);
+  });
+
+  it("starts the slow files a quarter as long as the longest file before the quick ones, however long a quick one is", () => {
+    const order = startOrder([
+      file("q.test.ts", 150_000, true),
+      file("s1.e2e.test.ts", 140_000),
+      file("s2.e2e.test.ts", 40_000),
+      file("s3.test.ts", 30_000),
+    ]);
+    expect(paths(order)).toEqual(["s1.e2e.test.ts", "s2.e2e.test.ts", "q.test.ts", "s3.test.ts"]);
   });
 
   it("starts a file never timed first, in the path order when times are equal", () => {
