@@ -4,7 +4,11 @@
 // the e2e files wait on child processes and emulators about half their time, and on a quiet 2-core machine a third
 // worker took the whole run from 493–529 s to 426 s, docs/testing.md); CLAIMS_TEST_WORKERS overrides.
 import { availableParallelism } from "node:os";
+import { relative } from "node:path";
+import { BaseSequencer } from "vitest/node";
+import type { TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+import { committedDurations, startOrder } from "./scripts/test-order.ts";
 import { slowBecause, testFiles } from "./scripts/test-tiers.ts";
 
 const exclude = ["node_modules/**", ".sst/**", ".claims/**", "dist/**"];
@@ -13,12 +17,30 @@ const quick = files.filter((f) => slowBecause(f) === undefined);
 const slow = files.filter((f) => !quick.includes(f));
 const workers = Number(process.env.CLAIMS_TEST_WORKERS) || Math.max(2, availableParallelism()) + 1;
 
+/**
+ * The longest files first (scripts/test-order.ts), timed by vitest's results cache where it has them, else by the
+ * committed scripts/test-durations.json: a fresh clone starts its long files first as a warm checkout does.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
+    const committed = committedDurations();
+    const root = this.ctx.config.root;
+    const timed = specs.map((spec) => {
+      const path = relative(root, spec.moduleId);
+      const cached = this.ctx.cache.getFileTestResults(`${spec.project.name}:${path}`)?.duration;
+      return { spec, path, quick: spec.project.name === "quick", ms: cached ?? committed.get(path) };
+    });
+    return startOrder(timed).map((f) => f.spec);
+  }
+}
+
 export default defineConfig({
   test: {
     exclude,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     maxWorkers: workers,
+    sequence: { sequencer: LongestFirst },
     projects: [
       // `quick` shares each worker's module registry between files (isolate: false): half its CPU is importing, and
       // scripts/test-tiers.ts keeps out every file that changes process.env or mocks modules.

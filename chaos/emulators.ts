@@ -338,7 +338,16 @@ export async function runOnEmulators(
       stateDir: join(dataDir, hooks.loseStateOnRestart ? `store-${generation}` : "store"),
       logLevel: "SILENT",
       orders,
-      queues: { crewEvents: FAST, agentSteps: FAST, proposals: FAST, extraction: FAST, timers: FAST },
+      // No batching window on the timers (app/queues.ts gives them 60 s, as local/faults.e2e also drops): a step
+      // deadline that comes due is handled at once, and the timers' poller is not busy a minute filling a batch after
+      // each one — which kept settling from seeing the stack idle (chaos/emulator-settle.ts) for minutes.
+      queues: {
+        crewEvents: FAST,
+        agentSteps: FAST,
+        proposals: FAST,
+        extraction: FAST,
+        timers: { ...FAST, batchingWindowMs: 0 },
+      },
       pollerConcurrency: 3,
       sweepEveryMs: 3_000,
       wrapDeps: (fn, deps) => injector.wrapDeps(fn, { ...deps, payments: provider }),
