@@ -404,9 +404,11 @@ describe("createOpenAiModel retries and failures", () => {
     expect(!r.ok && r.message).toMatch(/did not answer within 150 ms/);
   });
 
-  it("fails an endpoint that stalls mid-answer (a 30 s stall against a 150 ms budget) with LLM_TIMEOUT, without retrying", async () => {
+  // The budget leaves a loaded machine room to reach the stand-in (at 150 ms, load 7 once timed out before any request
+  // arrived): the stall is 30 s, so the budget still ends it.
+  it("fails an endpoint that stalls mid-answer (a 30 s stall against a 2 s budget) with LLM_TIMEOUT, without retrying", async () => {
     const llm = await model([{ kind: "stall" }, chatCompletion("too late")]);
-    const r = await llm.complete({ ...analystMessages(claim, contract, ctx), timeoutMs: 150 });
+    const r = await llm.complete({ ...analystMessages(claim, contract, ctx), timeoutMs: 2_000 });
     expect(r).toMatchObject({ ok: false, code: "LLM_TIMEOUT", attempts: 1, retryable: true });
     expect(server?.requests).toHaveLength(1);
   });
