@@ -40,7 +40,7 @@ import { seedOrders } from "../adapters/aws/index.ts";
 import { scannedVerdictRecord } from "../adapters/aws/dynamo-verdicts.ts";
 import { QUEUES } from "../app/manifest.ts";
 import type { QueueRole } from "../app/manifest.ts";
-import { createFaultInjector, readJournal } from "../local/testing/fault-injection.ts";
+import { createFaultInjector, fastQueues, readJournal } from "../local/testing/fault-injection.ts";
 import { InjectedCrashError as StackCrashError } from "../local/errors.ts";
 import type { CrashPoint, EffectCall } from "../local/testing/fault-injection.ts";
 import { LOCAL_TABLE_NAME, startLocalStack } from "../local/stack.ts";
@@ -338,16 +338,9 @@ export async function runOnEmulators(
       stateDir: join(dataDir, hooks.loseStateOnRestart ? `store-${generation}` : "store"),
       logLevel: "SILENT",
       orders,
-      // No batching window on the timers (app/queues.ts gives them 60 s, as local/faults.e2e also drops): a step
-      // deadline that comes due is handled at once, and the timers' poller is not busy a minute filling a batch after
-      // each one — which kept settling from seeing the stack idle (chaos/emulator-settle.ts) for minutes.
-      queues: {
-        crewEvents: FAST,
-        agentSteps: FAST,
-        proposals: FAST,
-        extraction: FAST,
-        timers: { ...FAST, batchingWindowMs: 0 },
-      },
+      // No batching window on the timers (fastQueues): the timers' poller busy a minute filling a batch after each
+      // step deadline kept settling from seeing the stack idle (chaos/emulator-settle.ts) for minutes.
+      queues: fastQueues(FAST),
       pollerConcurrency: 3,
       sweepEveryMs: 3_000,
       wrapDeps: (fn, deps) => injector.wrapDeps(fn, { ...deps, payments: provider }),

@@ -30,6 +30,7 @@ import {
   crashPointsOf,
   createFaultInjector,
   describePoint,
+  fastQueues,
   readJournal,
   recordSends,
   tickingClock,
@@ -161,13 +162,7 @@ async function startFaultStack(
     dataDir,
     orders: [...BASE_ORDERS, ...ordersFor(claims)],
     // No batching window on the timers here: a redelivered timer is handled at once, not a minute later.
-    queues: {
-      crewEvents: FAST,
-      agentSteps: FAST,
-      proposals: FAST,
-      extraction: FAST,
-      timers: { ...FAST, batchingWindowMs: 0 },
-    },
+    queues: fastQueues(FAST),
     onPollerError: (role) => {
       pollerErrors[role]++;
     },

@@ -15,6 +15,7 @@ import { frozenClock } from "../../core/crew/index.ts";
 import type { Clock, StoredVerdict } from "../../pipeline/ports.ts";
 import { verdictPublished } from "../../pipeline/decide/publication.ts";
 import type { FunctionKey, QueueRole } from "../../app/manifest.ts";
+import type { LocalStackOptions } from "../stack-options.ts";
 import type { SqsHandler } from "../../functions/consumers/sqs-consumer.ts";
 import { parseAuditDetails } from "../../core/history/audit-events.ts";
 import { DETAIL_TYPES } from "../../core/kernel/events.ts";
@@ -684,5 +685,23 @@ export async function assertInvariants(
     refundEvents: refundEvents.length,
     duplicateRefundEvents: refundEvents.length - distinct(refundEvents, "execution_id"),
     ledgers: ledgers.length,
+  };
+}
+
+/**
+ * The queue settings of a stack under fault injection: every queue's messages redelivered soon (`fast`), and no
+ * batching window on the timers (app/queues.ts gives them 60 s): a step deadline that comes due, or a redelivered
+ * timer, is handled at once, not after the timers' poller has spent a minute filling a batch.
+ */
+export function fastQueues(fast: {
+  readonly visibilityTimeoutS: number;
+  readonly maxReceives?: number;
+}): NonNullable<LocalStackOptions["queues"]> {
+  return {
+    crewEvents: fast,
+    agentSteps: fast,
+    proposals: fast,
+    extraction: fast,
+    timers: { ...fast, batchingWindowMs: 0 },
   };
 }
