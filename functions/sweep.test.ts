@@ -2,14 +2,12 @@
 // whose reviewer's request died after claiming it (found by `npm run chaos`: an approval could stay claimed
 // forever, its refund reserved and never announced).
 import { describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/agents/rules-model.ts";
-import { createInProcessPipeline } from "../pipeline/in-process.ts";
 import { recordingLogger } from "../local/testing/stack-fixture.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import { SWEEP_RESERVE_SECONDS } from "../app/manifest.ts";
 import { SWEEP_BUDGET_MS, createSweepHandler, effectiveMaxTicks } from "./sweep.ts";
 import type { MetricRecord } from "./observability/metrics.ts";
-import { bundledConfig } from "../pipeline/bundled-config.test-kit.ts";
+import { bundledConfig, bundledPipeline } from "../pipeline/bundled-config.test-kit.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,12 +20,7 @@ const config = bundledConfig(NOW);
 describe("the sweep", () => {
   it("finishes an approval that was claimed but never carried out: the refund is reserved and announced once", async () => {
     let now = NOW;
-    const p = createInProcessPipeline({
-      agent: config.agent,
-      orders: config.orders,
-      llm: createRulesModel({ contract: config.agent.contract }),
-      clock: { now: () => now },
-    });
+    const p = bundledPipeline(config, { now: () => now });
     const { record } = await p.decide(
       { claim: { order_id: "ord_002", amount_eur: 1200, category: "electronics", reason: "Laptop does not boot" } },
       { claimId: "clm_esc" },
@@ -64,12 +57,7 @@ describe("the sweep", () => {
 
   it("reports the live refunds near their legal deadline (RefundsDueSoon) and names them, reading the unsettled ones", async () => {
     let now = NOW;
-    const p = createInProcessPipeline({
-      agent: config.agent,
-      orders: config.orders,
-      llm: createRulesModel({ contract: config.agent.contract }),
-      clock: { now: () => now },
-    });
+    const p = bundledPipeline(config, { now: () => now });
     const at = new Date(NOW).toISOString();
     const base = { dfid: "dfid_x", order_id: "ord_002", amount_eur: 10, verdict_id: "vrd_x", provider: "stripe" };
     const pending = { ...base, claim_id: "clm_pending", execution_id: "exe_p", status: "PENDING" as const };
@@ -118,12 +106,7 @@ describe("the sweep's time budget", () => {
     // A clock that moves 1 s each time it is read during a run: the run's budget (2.5 s) runs out part way.
     let now = NOW;
     let step = 1_000;
-    const p = createInProcessPipeline({
-      agent: config.agent,
-      orders: config.orders,
-      llm: createRulesModel({ contract: config.agent.contract }),
-      clock: { now: () => (now += step) },
-    });
+    const p = bundledPipeline(config, { now: () => (now += step) });
     const ids = Array.from({ length: 6 }, (_, i) => `clm_stuck${i}`);
     for (const [i, id] of ids.entries()) await p.deps.claims.createClaim(runningClaim(id, 3_600_000 + i));
     const log = recordingLogger();
@@ -153,12 +136,7 @@ describe("the sweep's retention (retention.customer_text_days)", () => {
     const dir = mkdtempSync(join(tmpdir(), "sweep-retention-"));
     try {
       let now = NOW;
-      const p = createInProcessPipeline({
-        agent: config.agent,
-        orders: config.orders,
-        llm: createRulesModel({ contract: config.agent.contract }),
-        clock: { now: () => now },
-      });
+      const p = bundledPipeline(config, { now: () => now });
       const vault = servedVault(dir);
       const words = new Map<string, string>();
       for (const [id, daysAgo] of [
@@ -197,12 +175,7 @@ describe("the sweep's retention (retention.customer_text_days)", () => {
   });
 
   it("erases nothing and says so when the policy sets retention but the function composes no vault", async () => {
-    const p = createInProcessPipeline({
-      agent: config.agent,
-      orders: config.orders,
-      llm: createRulesModel({ contract: config.agent.contract }),
-      clock: { now: () => NOW },
-    });
+    const p = bundledPipeline(config, { now: () => NOW });
     const log = recordingLogger();
     const retention = () => ({ days: 365, vault: undefined, watermark: inMemoryRetentionWatermark() });
     expect((await createSweepHandler(() => p.deps, { logger: log.logger, env: {}, retention })()).erased).toBe(0);

@@ -3,6 +3,9 @@
 import { readFileSync } from "node:fs";
 import { parseConfig } from "../core/claim/config.ts";
 import type { ClaimsConfig, CrewShapeSetting } from "../core/claim/config.ts";
+import { createRulesModel } from "../core/agents/rules-model.ts";
+import { createInProcessPipeline } from "./in-process.ts";
+import type { Clock } from "./ports.ts";
 
 /** scenarios/config.yaml, parsed as of `nowMs`; `crewShape` sets the agent's crew shape (docs/llm.md, "Crew shape"). */
 export function bundledConfig(nowMs: number, opts: { crewShape?: CrewShapeSetting } = {}): ClaimsConfig {
@@ -12,4 +15,14 @@ export function bundledConfig(nowMs: number, opts: { crewShape?: CrewShapeSettin
     nowMs,
   );
   return opts.crewShape === undefined ? config : { ...config, agent: { ...config.agent, crewShape: opts.crewShape } };
+}
+
+/** An in-process pipeline on `config`'s agent and orders, deciding with the rules model (its contract and responsibility), at `clock`. */
+export function bundledPipeline(config: ClaimsConfig, clock: Clock) {
+  return createInProcessPipeline({
+    agent: config.agent,
+    orders: config.orders,
+    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
+    clock,
+  });
 }

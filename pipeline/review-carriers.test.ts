@@ -3,12 +3,10 @@
 // found by the chaos runs on the emulators (`ReviewDecided … was published twice with different details`), where the
 // sweep's repair of an approval listed before it was withdrawn reserved "again" on the newer approval's reservation.
 import { describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/agents/rules-model.ts";
 import { orderTotalMajor } from "../core/kernel/order-view.ts";
 import type { PipelineDeps } from "./deps.ts";
-import { createInProcessPipeline } from "./in-process.ts";
 import { decideReview, repairReviews } from "./review.ts";
-import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { bundledConfig, bundledPipeline } from "./bundled-config.test-kit.ts";
 import { checkMoneyInvariants } from "./testing/money-invariants.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
@@ -37,12 +35,7 @@ describe("a review decision carried out by a stale carrier", () => {
   it("announces one approval when the sweep repairs an intent that was withdrawn and claimed again since", async () => {
     // Each reading of the clock a second later: two intents of one reviewer differ in their instant.
     let now = NOW;
-    const p = createInProcessPipeline({
-      agent: config.agent,
-      orders: config.orders,
-      llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
-      clock: { now: () => (now += 1_000) },
-    });
+    const p = bundledPipeline(config, { now: () => (now += 1_000) });
     const claim = (amount: number) => ({
       claim: { order_id: "ord_002", amount_eur: amount, category: "electronics", reason: "dead" },
     });

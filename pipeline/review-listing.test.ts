@@ -2,15 +2,13 @@
 // time; an order the shop cannot serve — down, garbled, slow — shows on its own item as `order: null` with why,
 // and every other review is listed with its order.
 import { describe, expect, it } from "vitest";
-import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { Order } from "../core/integrity/index.ts";
 import { OrderDataError } from "../core/integrity/index.ts";
-import { createInProcessPipeline } from "./in-process.ts";
 import { OrderSourceUnavailableError } from "./errors.ts";
 import { readOrdersBounded } from "./order-reads.ts";
 import type { OrderSource } from "./ports.ts";
 import { listReviews } from "./review.ts";
-import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { bundledConfig, bundledPipeline } from "./bundled-config.test-kit.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
@@ -19,12 +17,7 @@ const claim = (order_id: string) => ({ order_id, amount_eur: 1200, category: "el
 /** Three escalations, on ord_002, ord_003 and ord_016 (1200 EUR each, above the automatic limit). */
 async function threeEscalations() {
   let now = NOW;
-  const p = createInProcessPipeline({
-    agent: config.agent,
-    orders: config.orders,
-    llm: createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility }),
-    clock: { now: () => (now += 1000) },
-  });
+  const p = bundledPipeline(config, { now: () => (now += 1000) });
   for (const [i, order] of ["ord_002", "ord_003", "ord_016"].entries()) {
     const { record } = await p.decide({ claim: claim(order) }, { claimId: `clm_${i}` });
     expect(record?.verdict).toBe("ESCALATE");
