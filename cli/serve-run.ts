@@ -6,7 +6,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 
 import { describePreflight, PREFLIGHT_RECHECK_MS } from "../adapters/llm/index.ts";
-import { llmOutageHoldMsFromEnv } from "../pipeline/deps.ts";
+import { llmOutageHoldMsFromEnv, stepTimersFromEnv } from "../pipeline/deps.ts";
+import type { StepTimerMode } from "../pipeline/deps.ts";
 import { localLlm } from "../local/serve-llm.ts";
 import { parseConfig } from "../core/claim/config.ts";
 import { frozenClock, systemClock } from "../core/crew/index.ts";
@@ -48,6 +49,15 @@ function outageHoldFromEnv(): number {
   }
 }
 
+/** CLAIMS_STEP_TIMERS of `claims serve` (default lazy: the stack's sweep arms a claim's first step timer); a bad value is a usage error (exit 2). */
+function stepTimersOfServe(): StepTimerMode {
+  try {
+    return stepTimersFromEnv(process.env);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
 /** The options `claims serve` parsed (cli/command-serve.ts). */
 export interface ServeOptions {
   port: number;
@@ -84,6 +94,7 @@ export async function runServe(o: ServeOptions): Promise<void> {
   // A server that stays up keeps no records of the model calls it made (the meter counts for a batch).
   const llm = localLlm(config, process.env, 0);
   const outageHoldMs = outageHoldFromEnv();
+  const stepTimers = stepTimersOfServe();
   const reportEvery = memoryReportSeconds();
   const check = llm.preflight ? await llm.preflight() : undefined;
   // ORDER_SOURCE=http: the order API checked now and every ORDER_API_RECHECK_MS (GET /health says so while it fails).
@@ -112,6 +123,7 @@ export async function runServe(o: ServeOptions): Promise<void> {
     ...(maxOpen > 0 ? { maxOpenClaims: maxOpen } : {}),
     ...(llm.waits ? { waits: llm.waits } : {}),
     llmOutageHoldMs: outageHoldMs,
+    stepTimers,
     // CLAIMS_HANDLER_THREAD=1: the consumers in a thread of their own, off the HTTP front's (docs/local-stack.md).
     handlerThread: process.env.CLAIMS_HANDLER_THREAD?.trim() === "1",
   });

@@ -123,6 +123,8 @@ export function functionArgs(key: FunctionKey, options: FunctionOptions = {}): L
       POWERTOOLS_METRICS_NAMESPACE: metricsNamespace($app.stage),
       // Every function that reads the claims' outage hold (worker, extraction, orchestrator, sweep) sees the same one.
       CLAIMS_LLM_OUTAGE_HOLD_S: String(settings.llm.outageHoldS),
+      // And the same CLAIMS_STEP_TIMERS (the orchestrator arms the timers; every composed function validates it).
+      CLAIMS_STEP_TIMERS: settings.stepTimers,
       // With an order source other than the table (the shop's order API), the functions that read orders get its
       // settings (app/order-source.ts; its secrets by link, links.ts).
       ...((ORDER_READERS as readonly FunctionKey[]).includes(key) ? orderSourceEnvironment(settings.orders) : {}),

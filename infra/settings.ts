@@ -13,6 +13,13 @@ import {
 import type { PaymentProviderName } from "../app/payment-provider.ts";
 import { stageBusName } from "../app/bus.ts";
 import { LOGGING } from "../app/manifest.ts";
+import {
+  DEFAULT_STEP_TIMER_MODE,
+  STEP_TIMER_MODES,
+  STEP_TIMERS_VAR,
+  stepTimerModeOf,
+} from "../core/claim/step-timers.ts";
+import type { StepTimerMode } from "../core/claim/step-timers.ts";
 
 /** Log retention SST accepts (a subset of its RETENTION keys; the ones this app uses). */
 export type LogRetention = "1 month" | "3 months" | "1 year";
@@ -52,6 +59,18 @@ function readBatchMode(): "off" | "batch" {
   const raw = read("LLM_BATCH_MODE", "off");
   if (raw !== "off" && raw !== "batch") throw new InfraSettingError("LLM_BATCH_MODE", "off | batch", raw);
   return raw;
+}
+
+/**
+ * Who arms a claim's first step-deadline timer (CLAIMS_STEP_TIMERS, docs/architecture.md#timers-and-the-sweep): `lazy`
+ * (default), the sweep's first tick of a claim still open after its cutoff; `eager`, the crew's start (one timer
+ * message per claim, ~$0.86 per million claims; a lost step recovered at its deadline instead of within the sweep's).
+ */
+function readStepTimers(): StepTimerMode {
+  const raw = read(STEP_TIMERS_VAR, DEFAULT_STEP_TIMER_MODE);
+  const mode = stepTimerModeOf(raw);
+  if (mode === undefined) throw new InfraSettingError(STEP_TIMERS_VAR, STEP_TIMER_MODES.join(" | "), raw);
+  return mode;
 }
 
 /** Lambda's system log levels (its own lines: platform.start, platform.report, …; app/functions.ts LOGGING). */
@@ -274,6 +293,8 @@ export const settings = {
     /** How long such a claim waits for its batch before a person gets it. */
     batchHoldS: readInt("LLM_BATCH_HOLD_S", 90_000, 60, 604_800),
   },
+  /** Who arms a claim's first step-deadline timer: the sweep (`lazy`, default) or the crew's start (`eager`). */
+  stepTimers: readStepTimers(),
   api: readApiThrottle(),
   batch: {
     /** The daily scenario batch costs LLM calls, so it is off unless a stage turns it on. */

@@ -76,6 +76,7 @@ const CLEAN_ENV = {
   CLAIMS_REVIEWER_THREAT_PROTECTION: undefined,
   CLAIMS_RESERVED_CONCURRENCY: undefined,
   CLAIMS_ALARM_UNREAD_HOURS: undefined,
+  CLAIMS_STEP_TIMERS: undefined,
   CLAIMS_TEARDOWN_STAGE: undefined,
   AWS_PROFILE: undefined,
   AWS_SESSION_TOKEN: undefined,

@@ -9,7 +9,7 @@ import type { Context } from "aws-lambda";
 import type { ClaimsConfig } from "../core/claim/config.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "../pipeline/deps.ts";
-import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";
+import type { PipelineDeps, PipelineWaits, StepTimerMode } from "../pipeline/deps.ts";
 import type { Clock, IdSource } from "../pipeline/ports.ts";
 import { composeDeps } from "../functions/composition/compose.ts";
 import type { AwsClients } from "../functions/composition/compose.ts";
@@ -48,6 +48,8 @@ export interface DepsRecipe {
   readonly config: ClaimsConfig;
   readonly waits: PipelineWaits;
   readonly llmOutageHoldMs?: number | undefined;
+  /** Who arms a claim's first step-deadline timer (absent: CLAIMS_STEP_TIMERS, else `lazy`). */
+  readonly stepTimers?: StepTimerMode | undefined;
   /** The payment provider (local/payment-provider.ts) and the variables its handlers get (PAYMENT_PROVIDER, its settings). */
   readonly payments: { readonly provider: PaymentProviderName; readonly env: Readonly<Record<string, string>> };
   readonly orderSource: OrderSourceKind;
@@ -69,6 +71,7 @@ export function depsComposer(r: DepsRecipe): (fn?: FunctionKey) => PipelineDeps 
         ...DEFAULT_PIPELINE_SETTINGS,
         timeouts: r.waits.timeouts,
         ...(r.llmOutageHoldMs ? { llmOutageHoldMs: r.llmOutageHoldMs } : {}),
+        ...(r.stepTimers ? { stepTimers: r.stepTimers } : {}),
       },
       env: { ...process.env, ...r.payments.env },
       ...(r.ids ? { ids: r.ids } : {}),

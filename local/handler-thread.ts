@@ -15,7 +15,7 @@ import type { PaymentProviderName } from "../app/payment-provider.ts";
 import type { QueueRole } from "../app/manifest.ts";
 import type { LogLevelName } from "../functions/observability/logger.ts";
 import type { LogFormat } from "./consumers.ts";
-import type { PipelineWaits } from "../pipeline/deps.ts";
+import type { PipelineWaits, StepTimerMode } from "../pipeline/deps.ts";
 import type { ConsumerQueue } from "./consumers.ts";
 import { EmulatorStartError, LocalStackError } from "./errors.ts";
 import type { Poller } from "./poller/poller.ts";
@@ -30,6 +30,7 @@ export interface HandlerThreadSetup {
   readonly frozenAtMs?: number;
   readonly waits: PipelineWaits;
   readonly llmOutageHoldMs?: number;
+  readonly stepTimers?: StepTimerMode;
   readonly logLevel: LogLevelName;
   /** How the thread's handlers write their logs (default JSON). */
   readonly logFormat?: LogFormat;

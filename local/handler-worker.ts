@@ -85,6 +85,7 @@ async function start(): Promise<void> {
     config,
     waits: setup.waits,
     llmOutageHoldMs: setup.llmOutageHoldMs,
+    stepTimers: setup.stepTimers,
     payments: setup.payments,
     orderSource: setup.orderSource,
   });

@@ -1,6 +1,6 @@
 // The local stack's options and what a running stack offers (local/stack.ts starts it).
 import type { ClaimsConfig } from "../core/claim/config.ts";
-import type { PipelineDeps, PipelineWaits } from "../pipeline/deps.ts";
+import type { PipelineDeps, PipelineWaits, StepTimerMode } from "../pipeline/deps.ts";
 import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import type { Clock, IdSource, PersonalDataVault } from "../pipeline/ports.ts";
@@ -95,6 +95,11 @@ export interface LocalStackOptions {
    * such claims end NEEDS_REVIEW LLM_UNREACHABLE at once (`claims batch`). `claims serve` passes CLAIMS_LLM_OUTAGE_HOLD_S.
    */
   readonly llmOutageHoldMs?: number;
+  /**
+   * Who arms a claim's first step-deadline timer (docs/architecture.md#timers-and-the-sweep): `lazy`, the sweep (which
+   * the stack runs every `sweepEveryMs`), or `eager`, the crew's start. Default: CLAIMS_STEP_TIMERS, else `lazy`.
+   */
+  readonly stepTimers?: StepTimerMode;
   /** How long `runtime.settle` waits for one claim before ending it in NEEDS_REVIEW (default: `waits.claimMs`). */
   readonly settleTimeoutMs?: number;
   /** Run the sweep handler every this many ms, as the 5-minute schedule does on AWS (default 300 000; 0 = never). */

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { countOpenClaims, createTable, seedOrders } from "../adapters/aws/index.ts";
-import { pipelineWaitsFor } from "../pipeline/deps.ts";
+import { pipelineWaitsFor, stepTimersFromEnv } from "../pipeline/deps.ts";
 import { createAuthorizerHandler, createReviewerAuthorizerHandler, singleReviewer } from "../functions/authorizer.ts";
 import { createJwtAuthorizer } from "./auth/oidc.ts";
 import { createReviewApiHandler } from "../functions/review-api.ts";
@@ -71,6 +71,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   >;
   // Local runs are on Node 20 by design (docs/local-stack.md; Lambda runs 22): the SDK's Node 22 notice is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  // Who arms a claim's first step timer: a bad CLAIMS_STEP_TIMERS stops the start, before anything runs.
+  const stepTimers = options.stepTimers ?? stepTimersFromEnv(process.env);
   let stateLock: StateLock | undefined;
   if (options.stateDir !== undefined) {
     // The kept store and the run's credentials are owner-only (an existing directory is tightened).
@@ -184,6 +186,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       config,
       waits,
       llmOutageHoldMs: options.llmOutageHoldMs,
+      stepTimers,
       payments: { provider: payments.provider, env: payments.env },
       orderSource,
       ids: options.ids,
@@ -300,6 +303,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ...("set" in options.clock ? { frozenAtMs: options.clock.now() } : {}),
         waits,
         ...(options.llmOutageHoldMs ? { llmOutageHoldMs: options.llmOutageHoldMs } : {}),
+        stepTimers,
         logLevel: level,
         ...(options.logFormat ? { logFormat: options.logFormat } : {}),
         queues,

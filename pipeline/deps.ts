@@ -18,7 +18,9 @@ import type {
 import type { ClaimsCrewTimeouts } from "../core/agents/crew.ts";
 import type { CrewShapeSetting } from "../core/claim/crew-shape.ts";
 import type { Sha256Hex } from "../core/crew/hash.ts";
-import { OutageHoldSettingError } from "./errors.ts";
+import { STEP_TIMER_MODES, STEP_TIMERS_VAR, stepTimerModeOf } from "../core/claim/step-timers.ts";
+import type { StepTimerMode } from "../core/claim/step-timers.ts";
+import { OutageHoldSettingError, StepTimersSettingError } from "./errors.ts";
 
 /** The proposing agent as configured and registered. */
 export interface AgentSettings {
@@ -64,6 +66,25 @@ export interface PipelineSettings {
    * DEFAULT_ORDER_SOURCE_WAIT_MS (pipeline/decide/kernel.ts).
    */
   orderSourceWaitMs?: number;
+  /**
+   * Who arms a claim's step-deadline timer first (CLAIMS_STEP_TIMERS, docs/architecture.md#timers-and-the-sweep):
+   * `lazy` (absent: the default) — the sweep's first tick of a claim still open after its cutoff, so a claim decided in
+   * seconds sends no timer message; `eager` — the crew's start, for its first step deadline. Ticks re-arm it either way.
+   */
+  stepTimers?: StepTimerMode;
+}
+
+export type { StepTimerMode } from "../core/claim/step-timers.ts";
+
+/** CLAIMS_STEP_TIMERS: `lazy` (unset: the default) or `eager`; anything else is an error naming the variable. */
+export function stepTimersFromEnv(env: Readonly<Record<string, string | undefined>>): StepTimerMode {
+  const raw = env[STEP_TIMERS_VAR];
+  const mode = stepTimerModeOf(raw);
+  if (mode === undefined)
+    throw new StepTimersSettingError(
+      `${STEP_TIMERS_VAR} must be ${STEP_TIMER_MODES.join(" or ")} (who arms a claim's first step-deadline timer: the sweep, or the crew's start), got '${raw}'`,
+    );
+  return mode;
 }
 
 /** The outage hold when CLAIMS_LLM_OUTAGE_HOLD_S is not set: one hour. */

@@ -22,6 +22,13 @@ export class OutageHoldSettingError extends ClaimsError<"OUTAGE_HOLD_SETTING"> {
   }
 }
 
+/** CLAIMS_STEP_TIMERS is neither `lazy` nor `eager` (a configuration error). */
+export class StepTimersSettingError extends ClaimsError<"STEP_TIMERS_SETTING"> {
+  constructor(message: string) {
+    super("STEP_TIMERS_SETTING", message);
+  }
+}
+
 /**
  * The order source could not answer (the shop's order API is down, slow, refused the token or answered
  * something that is not an order): an outage, never a customer outcome. The kernel retries the claim and,

@@ -21,7 +21,7 @@ import {
   createSqsWorkQueues,
 } from "../../adapters/aws/index.ts";
 import { llmBatchSettingsFromEnv, llmTimeoutMsFromEnv } from "../../adapters/llm/config.ts";
-import { llmOutageHoldMsFromEnv, pipelineSettingsFor } from "../../pipeline/deps.ts";
+import { llmOutageHoldMsFromEnv, pipelineSettingsFor, stepTimersFromEnv } from "../../pipeline/deps.ts";
 import type { AgentSettings, PipelineDeps, PipelineSettings } from "../../pipeline/deps.ts";
 import { systemClock } from "../../core/crew/index.ts";
 import { createAgentRegistry } from "../../core/integrity/index.ts";
@@ -357,10 +357,11 @@ export function composeDeps(options: ComposeOptions = {}): PipelineDeps {
     registry: lazyPort(() => registered().registry),
     // Crew step deadlines follow the LLM's time budget (LLM_TIMEOUT_MS over the config's timeout_ms), read on first use.
     // The claim's wait for an unavailable order source from ORDER_SOURCE_MAX_WAIT_S; the outage hold from
-    // CLAIMS_LLM_OUTAGE_HOLD_S.
+    // CLAIMS_LLM_OUTAGE_HOLD_S; who arms a claim's first step timer from CLAIMS_STEP_TIMERS (given settings may say).
     settings: lazyPort(() => {
       const batch = batchMode(env) ? llmBatchSettingsFromEnv(env, "openai") : undefined;
       return {
+        stepTimers: stepTimersFromEnv(env),
         ...(options.settings ??
           pipelineSettingsFor(llmTimeoutMsFromEnv(env, policy().llm.timeout_ms), llmOutageHoldMsFromEnv(env))),
         ...(batch?.mode === "batch" ? { llmBatchHoldMs: batch.holdMs } : {}),

@@ -1,9 +1,9 @@
 // One step of a claim's crew over a batch of its crew-queue messages, decided (a part of the orchestrator's decider,
 // pipeline/decide/orchestrator.ts): which message reaches the crew, the pure batch step of the crew (stepCrewMany)
 // at one instant, each message's outcome, the effects of what the crew did (CREW_STARTED and the claim RUNNING, the
-// answered steps audited, the step requests, the proposal, a review), ending the outage hold, arming and re-arming the
-// claim's one timer, and the outbox saved with the snapshot — which of its effects the answer to its last agent step
-// proves (decide/outbox.ts). Pure.
+// answered steps audited, the step requests, the proposal, a review), ending the outage hold, arming (at the start
+// only with `stepTimers: "eager"`) and re-arming the claim's one timer, and the outbox saved with the snapshot — which
+// of its effects the answer to its last agent step proves (decide/outbox.ts). Pure.
 import { initialCrewSnapshot, stepCrewMany } from "../../core/crew/index.ts";
 import type { CrewBatchResult, JsonValue } from "../../core/crew/index.ts";
 import { claimsCrewGraph, claimsCrewGraphOfSnapshot, claimsCrewInput, crewNameFor } from "../../core/agents/crew.ts";
@@ -74,6 +74,7 @@ export function crewStep(input: CrewStepInput, now: number, policy: CrewPolicy):
   // for an unreachable model (the outage hold, docs/llm.md), the crew is not told the time: its waiting step
   // would time out and go to the fixer, which needs the model too. The answer, when it comes, is on time.
   const held = isHeld(record, now, policy.settings);
+  const eager = policy.settings.stepTimers === "eager";
   let rootInput: JsonValue | undefined;
   let exists = session !== undefined;
   const inbound: unknown[] = [];
@@ -164,11 +165,13 @@ export function crewStep(input: CrewStepInput, now: number, policy: CrewPolicy):
     }
     const cause = message.type === "agent.step.failed" ? message.error : undefined;
     effects.push(...crewEffects(events, record, now, policy, cause));
-    // One timer per claim, not per step: armed at the start for the first deadline, and re-armed by
-    // each tick while steps are still in flight (later deadlines are never earlier than the armed one).
-    // The 5-minute sweep catches a timer that went missing.
+    // One timer per claim, not per step, re-armed by each tick while steps are still in flight (later deadlines are
+    // never earlier than the armed one). Who arms it first is the `stepTimers` setting: `lazy` (the default), the
+    // sweep's first tick of a claim still open after its cutoff — a claim decided in seconds, almost every one, sends
+    // no timer message at all; `eager`, the crew's start, for its first deadline. The sweep catches a timer that went
+    // missing either way (docs/architecture.md#timers-and-the-sweep).
     const nextDeadline = result.nextDeadlineMs;
-    if (nextDeadline !== undefined && (message.type === "claim.start" || message.type === "crew.tick"))
+    if (nextDeadline !== undefined && (message.type === "crew.tick" || (message.type === "claim.start" && eager)))
       effects.push({ kind: "timer", claimId, dueMs: nextDeadline });
   }
   // The model answered a claim that waited for it: the hold ends, and the crew's deadlines are watched again.
