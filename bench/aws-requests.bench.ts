@@ -264,6 +264,12 @@ export async function countAwsRequests(
         })
       : undefined;
 
+    // CLAIMS_STEP_TIMERS as the stack read it: lazy (the default) sends no timer for a claim decided in seconds.
+    const stepTimers = b.stack.deps.settings.stepTimers ?? "lazy";
+    const stepTimersNote =
+      stepTimers === "lazy"
+        ? " Step timers lazy (CLAIMS_STEP_TIMERS, the default): the crew's start arms none, the sweep arms the first of a claim still open after its cutoff; CLAIMS_STEP_TIMERS=eager measures the timer the start arms."
+        : " Step timers eager (CLAIMS_STEP_TIMERS=eager): the crew's start arms each claim's timer.";
     const stored = await storedPerClaim(b, claims);
     const { text, outsideLines } = recorder.logs();
     const joined = text.join("\n");
@@ -280,7 +286,7 @@ export async function countAwsRequests(
       recordedAt: new Date().toISOString(),
       commit: gitCommit(),
       machine: machine(),
-      note: `Local stack (dynalite, fauxqs, local EventBridge; production handlers logging at ${AWS_LOG_LEVEL}), rules model, system clock; ${warmUp} warm-up claims per kind first. Sequential: ${options.sequential} claims per kind, one at a time. Concurrent: ${options.concurrent} claims per kind, ${options.inFlight} in flight. ${decided.length} GETs on decided claims.${options.timers ? ` Timer path: ${fired()} step timers of ${claims} claims, waited ${Math.round(timersWaitedMs / 1000)} s; their event source gathered for up to ${TIMER_BATCHING_WINDOW_SECONDS} s: ${timerInvocations()} invocations, ${timerPoller().receivesWithMessages - timerPollerAtStart.receives} receives that returned timers, ${timerPoller().deleteCalls - timerPollerAtStart.deletes} DeleteMessageBatch calls.` : " Timer path not measured (AWS_REQUESTS_TIMERS=0)."}`,
+      note: `Local stack (dynalite, fauxqs, local EventBridge; production handlers logging at ${AWS_LOG_LEVEL}), rules model, system clock; ${warmUp} warm-up claims per kind first.${stepTimersNote} Sequential: ${options.sequential} claims per kind, one at a time. Concurrent: ${options.concurrent} claims per kind, ${options.inFlight} in flight. ${decided.length} GETs on decided claims.${options.timers ? ` Timer path: ${fired()} step timers of ${claims} claims, waited ${Math.round(timersWaitedMs / 1000)} s; their event source gathered for up to ${TIMER_BATCHING_WINDOW_SECONDS} s: ${timerInvocations()} invocations, ${timerPoller().receivesWithMessages - timerPollerAtStart.receives} receives that returned timers, ${timerPoller().deleteCalls - timerPollerAtStart.deletes} DeleteMessageBatch calls.` : " Timer path not measured (AWS_REQUESTS_TIMERS=0)."}`,
       sequential: { structured: find("structured", "sequential"), free_text: find("free_text", "sequential") },
       concurrent: {
         structured: withOwnCpu(find("structured", "concurrent"), find("structured", "sequential")),

@@ -910,8 +910,13 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
     const t = file.timerPath?.invocations.timer;
     return t && t.invocations > 0 ? n3(t.records / t.invocations) : "–";
   };
+  const noTimers = columns.filter((c) => c.file.timerPath && !c.file.timerPath.invocations.timer).length;
+  const lazyNote =
+    noTimers === 0
+      ? ""
+      : `; ${noTimers === columns.length ? "in every column" : `in ${noTimers} of ${columns.length} columns`} no claim sent a timer: with CLAIMS_STEP_TIMERS=lazy (the default) the crew's start arms none, the sweep arms the first of a claim still open after its cutoff (\`CLAIMS_STEP_TIMERS=eager npm run bench -- aws-requests cost\` prices the timer the start arms)`;
   const timerNote = columns.every((c) => c.file.timerPath)
-    ? `measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer: its last step's outbox is marked, or proven by the claim's verdict on the proposal it sent, which spares the marker write; before issue 13 a FIFO send and an orchestrator tick followed); since issue 24 its event source gathers timers for up to ${TIMER_BATCHING_WINDOW_SECONDS} s into batches of up to ${eventSourceBatch("timers").size} (app/manifest.ts): timers per invocation as measured ${columns.map((c) => timerFill(c.file)).join(" / ")}, and the receives that returned timers and the DeleteMessageBatch calls as the windowed poller made them`
+    ? `measured: the timer fired 120 s after the step and was handled (the timer function reads the claim and its session and drops a settled claim's timer: its last step's outbox is marked, or proven by the claim's verdict on the proposal it sent, which spares the marker write; before issue 13 a FIFO send and an orchestrator tick followed); since issue 24 its event source gathers timers for up to ${TIMER_BATCHING_WINDOW_SECONDS} s into batches of up to ${eventSourceBatch("timers").size} (app/manifest.ts): timers per invocation as measured ${columns.map((c) => timerFill(c.file)).join(" / ")}, and the receives that returned timers and the DeleteMessageBatch calls as the windowed poller made them${lazyNote}`
     : "NOT measured in at least one column (AWS_REQUESTS_TIMERS=0): counted as 0 there";
   return [
     {

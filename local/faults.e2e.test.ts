@@ -257,7 +257,7 @@ const log = (what: string, report: InvariantReport | Record<string, unknown>) =>
 describe("every message redelivered", () => {
   it("every send duplicated on the wire (FIFO copies under their own deduplication id) decides each claim as without duplicates", async () => {
     const claims = mixedClaims("dup");
-    const s = await startFaultStack({ claims });
+    const s = await startFaultStack({ claims, stepTimers: "eager" }); // every queue carries a send, the timers too
     const dup = recordSends(s.clients.sqs, { duplicate: true });
     const records = await decideAll(s, claims);
     expectOutcomes(claims, records);
@@ -289,7 +289,7 @@ describe("every message redelivered", () => {
 
   it("every recorded message sent again after the claims are decided (timers past due, dropped as the claims are settled), and each claim's crew events again as one FIFO batch with a tick, changes nothing", async () => {
     const claims = mixedClaims("late");
-    const s = await startFaultStack({ claims });
+    const s = await startFaultStack({ claims, stepTimers: "eager" }); // the start's timers are among the resent
     const dup = recordSends(s.clients.sqs, { duplicate: true });
     const records = await decideAll(s, claims);
     const before = await assertInvariants(
@@ -389,6 +389,7 @@ describe("a crash right after each side-effecting call", () => {
     const ticks: string[] = [];
     const s = await startFaultStack({
       claims: [claim],
+      stepTimers: "eager", // the crew's start sends the claim's timer, which this test redelivers
       // The timer read the claim just before its verdict landed (a race): it forwards its tick instead of dropping it.
       wrapDeps: (fn: FunctionKey, deps: PipelineDeps) => {
         const d = injector.wrapDeps(fn, deps);
