@@ -64,7 +64,7 @@ function readBatchMode(): "off" | "batch" {
 /**
  * Who arms a claim's first step-deadline timer (CLAIMS_STEP_TIMERS, docs/architecture.md#timers-and-the-sweep): `lazy`
  * (default), the sweep's first tick of a claim still open after its cutoff; `eager`, the crew's start (one timer
- * message per claim, ~$0.86 per million claims; a lost step recovered at its deadline instead of within the sweep's).
+ * message per claim, ~$1.12 per million claims; a lost step recovered at its deadline instead of within the sweep's).
  */
 function readStepTimers(): StepTimerMode {
   const raw = read(STEP_TIMERS_VAR, DEFAULT_STEP_TIMER_MODE);
