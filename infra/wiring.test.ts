@@ -347,6 +347,15 @@ describe("sst.config.ts wiring (stage test)", () => {
     );
 
     it.each(Object.keys(EXPECTED_FUNCTIONS))(
+      "%s gets CLAIMS_STEP_TIMERS, lazy unless the deploy says eager (the orchestrator arms the timers)",
+      (handler) => {
+        expect((functionFor(r, handler as Handler).args.environment as Record<string, string>).CLAIMS_STEP_TIMERS).toBe(
+          "lazy",
+        );
+      },
+    );
+
+    it.each(Object.keys(EXPECTED_FUNCTIONS))(
       "%s samples its success log lines and leaves Lambda's platform lines out (system level WARN)",
       (handler) => {
         const { args } = functionFor(r, handler as Handler);
@@ -853,6 +862,13 @@ describe("deploy-time settings", () => {
     expect(unwrap(mapping?.args.scalingConfig)).toEqual({ maximumConcurrency: 4 });
   });
 
+  it("gives every function CLAIMS_STEP_TIMERS=eager when the deploy says so", async () => {
+    const eager = await evaluate("test", { CLAIMS_STEP_TIMERS: "eager" });
+    expect(functionFor(eager, "functions/orchestrator.handler").args.environment).toMatchObject({
+      CLAIMS_STEP_TIMERS: "eager",
+    });
+  });
+
   it("enables the batch and its schedule from the deploy environment", async () => {
     const r = await evaluate("test", { CLAIMS_BATCH_ENABLED: "true", CLAIMS_BATCH_SCHEDULE: "rate(1 hour)" });
     expect(r.get("sst.aws.CronV2", "Batch").args).toMatchObject({ enabled: true, schedule: "rate(1 hour)" });
@@ -869,6 +885,7 @@ describe("deploy-time settings", () => {
       "verbose",
       /CLAIMS_LAMBDA_SYSTEM_LOG_LEVEL="verbose" is invalid: expected DEBUG \| INFO \| WARN/,
     ],
+    ["CLAIMS_STEP_TIMERS", "always", /CLAIMS_STEP_TIMERS="always" is invalid: expected lazy \| eager/],
     [
       "CLAIMS_API_SUBMIT_RATE_LIMIT",
       "60",
