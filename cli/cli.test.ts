@@ -620,6 +620,20 @@ describe("claims serve payment settings", () => {
   }, 120_000);
 });
 
+describe("claims serve step timers", () => {
+  it("refuses a CLAIMS_STEP_TIMERS that is neither lazy nor eager with exit 2, before starting anything", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "claims-step-timers-"));
+    try {
+      const bad = await inProcess(["serve", "--port", "0"], dir, { CLAIMS_STEP_TIMERS: "sometimes" });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/CLAIMS_STEP_TIMERS must be lazy or eager .*got 'sometimes'/);
+      expect(existsSync(join(dir, "store"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe("an empty variable counts as unset", () => {
   it("CLAIMS_DATA_DIR empty is .claims in the working directory, CLAIMS_URL empty is no URL", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "claims-empty-env-"));
