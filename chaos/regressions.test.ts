@@ -127,12 +127,18 @@ describe("issue 33: a return shipped after its deadline goes to a person and rep
   // Flow 1522 no longer takes the path since a structured claim is stored RUNNING at intake (issue 37 moved where its
   // crashes land): kept for its invariants (`claim` undefined); flow 1233 of the same seed takes it instead.
   // pipeline/returns.test.ts ("sends a return shipped after the deadline to a person … even before the sweep closed
-  // it") covers the path deterministically, replay included.
+  // it") covers the path deterministically, replay included. Flow 1233 takes the path with the crew's start arming
+  // each claim's timer, as when it was found (CLAIMS_STEP_TIMERS=eager; with lazy, the default since issue 37's stop 50,
+  // fewer timer sends move where its crashes land): it runs eager, so it still goes there.
   it.each([
-    { seed: 7731, flow: 1522, claim: undefined as string | undefined },
-    { seed: 7731, flow: 1233, claim: "clm_000006" },
-  ])("seed $seed flow $flow", async ({ seed, flow, claim }) => {
-    const result = await runChaosFlow(env, seed, flow, { keep: true });
+    { seed: 7731, flow: 1522, claim: undefined as string | undefined, eager: false },
+    { seed: 7731, flow: 1233, claim: "clm_000006", eager: true },
+  ])("seed $seed flow $flow", async ({ seed, flow, claim, eager }) => {
+    const mutate = (deps: PipelineDeps): PipelineDeps => ({
+      ...deps,
+      settings: { ...deps.settings, stepTimers: "eager" },
+    });
+    const result = await runChaosFlow(env, seed, flow, { keep: true, ...(eager ? { mutate } : {}) });
     expect(result.violations).toEqual([]);
     if (claim === undefined) return;
     const completed = result
