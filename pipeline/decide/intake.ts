@@ -22,6 +22,7 @@ import { extractionMessages } from "../../core/agents/prompts.ts";
 import { claimAudit } from "./audit.ts";
 import type { PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";
+import { SESSION_LAYOUT_STAMP } from "../messages.ts";
 import { needsReview } from "./needs-review.ts";
 import { holdDecision, resumeAudit, unheldFailure } from "./outage.ts";
 import type { ClaimUpdate, Observation } from "./requests.ts";
@@ -77,9 +78,11 @@ export function receivedClaim(
  * What starts a stored claim: its CLAIM_RECEIVED audit event, then extraction (free text) or the crew. The event
  * carries the receipt time, so a repeat — a client's retry, the sweep restarting a claim whose intake died before
  * its audit — is identical and the audit log drops it. A structured claim's receipt rides in its crew start and is
- * stored with the crew's first step (one write for both; a start that makes no step has it appended).
+ * stored with the crew's first step (one write for both; a start that makes no step has it appended). `stored`: the
+ * invocation that stored the claim starts it, so its crew start is stamped (`sessionLayout`: no session of an older
+ * release can exist, the orchestrator looks in one layout); a repeat or a restart of a claim that may be older is not.
  */
-export function startEffects(record: ClaimRecord): Effect[] {
+export function startEffects(record: ClaimRecord, opts: { stored?: boolean } = {}): Effect[] {
   const received = claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), {
     input_kind: "claim" in record.input ? "claim" : "claim_text",
     input: record.input,
@@ -87,18 +90,23 @@ export function startEffects(record: ClaimRecord): Effect[] {
     received_at: record.received_at,
     ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
   });
-  if (record.claim) return [crewStart(record.claim_id, [received])];
+  if (record.claim) return [crewStart(record.claim_id, [received], opts.stored === true)];
   return [
     { kind: "audit", event: received },
     { kind: "extraction", claimId: record.claim_id },
   ];
 }
 
-function crewStart(claimId: string, audit?: AuditEvent[]): Effect {
+function crewStart(claimId: string, audit?: AuditEvent[], stamped = false): Effect {
   return {
     kind: "crew_event",
     claimId,
-    message: { type: "claim.start", crewId: claimId, ...(audit ? { audit } : {}) },
+    message: {
+      type: "claim.start",
+      crewId: claimId,
+      ...(audit ? { audit } : {}),
+      ...(stamped ? { sessionLayout: SESSION_LAYOUT_STAMP } : {}),
+    },
   };
 }
 
@@ -181,7 +189,8 @@ export function extractionDecision(
         warnings: [...result.warnings, ...claim.warnings],
       }),
     },
-    crewStart(record.claim_id),
+    // Stamped: this extraction's start is the claim's first (kept with the claim's move to RUNNING, performed once).
+    crewStart(record.claim_id, undefined, true),
   ];
   return {
     outcome: "EXTRACTED",
@@ -325,7 +334,7 @@ export function decideSubmission(state: SubmissionState, observed: Observation):
       const { result } = observedAs(observed, "create_claim");
       if (result.created) {
         const { record } = state;
-        return { effects: startEffects(record), next: { done: submitted(record, true) } };
+        return { effects: startEffects(record, { stored: true }), next: { done: submitted(record, true) } };
       }
       if (!result.sameRequest)
         return done({
