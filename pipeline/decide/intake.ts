@@ -22,7 +22,6 @@ import { extractionMessages } from "../../core/agents/prompts.ts";
 import { claimAudit } from "./audit.ts";
 import type { PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";
-import { SESSION_LAYOUT_STAMP } from "../messages.ts";
 import { needsReview } from "./needs-review.ts";
 import { holdDecision, resumeAudit, unheldFailure } from "./outage.ts";
 import type { ClaimUpdate, Observation } from "./requests.ts";
@@ -105,7 +104,8 @@ function crewStart(claimId: string, audit?: AuditEvent[], stamped = false): Effe
       type: "claim.start",
       crewId: claimId,
       ...(audit ? { audit } : {}),
-      ...(stamped ? { sessionLayout: SESSION_LAYOUT_STAMP } : {}),
+      // pipeline/messages.ts SESSION_LAYOUT_STAMP (the message type checks the literal).
+      ...(stamped ? { sessionLayout: "steps" as const } : {}),
     },
   };
 }
