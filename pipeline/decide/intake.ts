@@ -77,9 +77,7 @@ export function receivedClaim(
  * What starts a stored claim: its CLAIM_RECEIVED audit event, then extraction (free text) or the crew. The event
  * carries the receipt time, so a repeat — a client's retry, the sweep restarting a claim whose intake died before
  * its audit — is identical and the audit log drops it. A structured claim's receipt rides in its crew start and is
- * stored with the crew's first step (one write for both; a start that makes no step has it appended). `stored`: the
- * invocation that stored the claim starts it, so its crew start is stamped (`sessionLayout`: no session of an older
- * release can exist, the orchestrator looks in one layout); a repeat or a restart of a claim that may be older is not.
+ * stored with the crew's first step (one write for both; a start that makes no step has it appended).
  */
 export function startEffects(record: ClaimRecord, opts: { stored?: boolean } = {}): Effect[] {
   const received = claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), {
@@ -89,31 +87,26 @@ export function startEffects(record: ClaimRecord, opts: { stored?: boolean } = {
     received_at: record.received_at,
     ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
   });
-  if (record.claim) return [crewStart(record.claim_id, [received], opts.stored === true)];
+  if (record.claim) return [crewStart(record.claim_id, [received], opts.stored ? FIRST_START : undefined)];
   return [
     { kind: "audit", event: received },
     { kind: "extraction", claimId: record.claim_id },
   ];
 }
 
-function crewStart(claimId: string, audit?: AuditEvent[], stamped = false): Effect {
+/** Stamps the start made with the claim (`stored`) or by its extraction: no older layout's session (messages.ts). */
+const FIRST_START = { sessionLayout: "steps" } as const;
+function crewStart(claimId: string, audit?: AuditEvent[], first?: typeof FIRST_START): Effect {
   return {
     kind: "crew_event",
     claimId,
-    message: {
-      type: "claim.start",
-      crewId: claimId,
-      ...(audit ? { audit } : {}),
-      // pipeline/messages.ts SESSION_LAYOUT_STAMP (the message type checks the literal).
-      ...(stamped ? { sessionLayout: "steps" as const } : {}),
-    },
+    message: { type: "claim.start", crewId: claimId, ...(audit ? { audit } : {}), ...first },
   };
 }
 
 /**
- * Whether the claim awaits its extraction (then the text to extract), or the effects of a request it does not
- * await: nothing, or — when the claim's crew should be running — its start again (an extraction kept whose start
- * was lost).
+ * Whether the claim awaits its extraction (then its text), or the effects of a request it does not await: nothing,
+ * or — when the claim's crew should be running — its start again (an extraction kept whose start was lost).
  */
 export function extractionAwaited(
   record: ClaimRecord,
@@ -129,9 +122,8 @@ type ExtractionDecision =
   | { outcome: "EXTRACTED" | "NEEDS_REVIEW"; patch: Partial<ClaimRecord>; effects: Effect[] };
 
 /**
- * Decides a free-text claim on the model's answer at `now`. A retryable failure is tried again until
- * `finalAttempt`; every other failure ends the claim in NEEDS_REVIEW with the reason; a usable answer
- * becomes the claim and starts the crew.
+ * Decides a free-text claim on the model's answer at `now`. A retryable failure is tried again until `finalAttempt`;
+ * every other failure ends the claim in NEEDS_REVIEW with the reason; a usable answer becomes the claim and starts it.
  */
 export function extractionDecision(
   record: ClaimRecord,
@@ -189,8 +181,7 @@ export function extractionDecision(
         warnings: [...result.warnings, ...claim.warnings],
       }),
     },
-    // Stamped: this extraction's start is the claim's first (kept with the claim's move to RUNNING, performed once).
-    crewStart(record.claim_id, undefined, true),
+    crewStart(record.claim_id, undefined, FIRST_START),
   ];
   return {
     outcome: "EXTRACTED",
