@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it, vi } from "vitest";
+import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { countRequests, createRequestCounter } from "../adapters/aws/request-counter.ts";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { createAwsClients } from "../functions/composition/compose.ts";
@@ -44,6 +45,36 @@ const config = (requestHandler: InProcessRequestHandler) => ({
 });
 
 const names = (stack: { identify(): string[] }) => stack.identify().map((entry) => entry.split(" ")[0]);
+
+describe("the functions' SDK clients (on Lambda as locally)", () => {
+  it("resolve each command class's middleware chain once, and again after their stack changes", async () => {
+    const resolved = vi.spyOn(GetItemCommand.prototype, "resolveMiddleware");
+    try {
+      const { dynamo } = createAwsClients({ dynamodb: config(recordingHandler([])) });
+      const get = () => dynamo.send(new GetCommand({ TableName: "t", Key: { pk: "CLAIM#c1", sk: "META" } }));
+      for (let i = 0; i < 3; i++) expect((await get()).Item).toEqual({ pk: "CLAIM#c1", sk: "META", n: 7 });
+      expect(resolved).toHaveBeenCalledTimes(1);
+      const stop = countRequests(dynamo, createRequestCounter());
+      await get();
+      stop();
+      expect(resolved).toHaveBeenCalledTimes(2);
+    } finally {
+      resolved.mockRestore();
+    }
+  });
+
+  it("go without the SDK's logger middleware unless given a logger, which then logs each call", async () => {
+    const logged: unknown[] = [];
+    const logger = { debug() {}, info: (entry: unknown) => logged.push(entry), warn() {}, error() {} };
+    const idle = createAwsClients({ dynamodb: config(recordingHandler([])) });
+    const logging = createAwsClients({ dynamodb: { ...config(recordingHandler([])), logger } });
+    expect(names(idle.dynamo.middlewareStack)).not.toContain("loggerMiddleware");
+    expect(names(idle.sqs.middlewareStack)).not.toContain("loggerMiddleware");
+    expect(names(logging.dynamo.middlewareStack)).toContain("loggerMiddleware");
+    await logging.dynamo.send(new GetCommand({ TableName: "t", Key: { pk: "CLAIM#c1", sk: "META" } }));
+    expect(logged).toEqual([expect.objectContaining({ commandName: expect.stringMatching(/^Get(Item)?Command$/) })]);
+  });
+});
 
 describe("the local stack's SDK clients", () => {
   it("go without the logger, user-agent and trace-id middlewares, keeping retries, signing and serde", () => {
@@ -105,8 +136,13 @@ describe("the local stack's SDK clients", () => {
   it("keep each command class's chain yet send every call's own input and read its own answer", async () => {
     const production: Seen[] = [];
     const local: Seen[] = [];
-    const prod = createAwsClients({ dynamodb: config(recordingHandler(production)) });
-    const cached = createLocalAwsClients({ dynamodb: config(recordingHandler(local)) });
+    // The SDK's own client, resolving its chain for every call, against the functions' (kept chains, no idle logger).
+    const prod = {
+      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(config(recordingHandler(production))), {
+        marshallOptions: { removeUndefinedValues: true },
+      }),
+    };
+    const cached = createAwsClients({ dynamodb: config(recordingHandler(local)) });
     const calls = [
       new PutCommand({ TableName: "t", Item: { pk: "CLAIM#c1", sk: "META", n: 1 } }),
       new PutCommand({ TableName: "t", Item: { pk: "CLAIM#c2", sk: "META", tags: new Set(["a"]) } }),

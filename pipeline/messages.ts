@@ -20,9 +20,22 @@ import { withPersonalErased } from "../core/privacy/sealing.ts";
  */
 const CarriedAuditSchema = z.array(AuditEventSchema).min(1).optional();
 
+/**
+ * Where a start says its claim's crew session can be: `"steps"` — only in the session store's current layout. Set on
+ * the start made by the invocation that stored the claim (intake) or its structured claim (extraction), in a release
+ * whose orchestrators write only that layout; a start without it (an older release's, a restart by the sweep or a
+ * retry of a claim that may be older) has the session looked for in every layout written so far.
+ */
+export const SESSION_LAYOUT_STAMP = "steps";
+
 /** Starts the crew of a claim whose structured claim is known (sent by intake, carrying its receipt). */
 const ClaimStartMessageSchema = z
-  .object({ type: z.literal("claim.start"), crewId: z.string().min(1), audit: CarriedAuditSchema })
+  .object({
+    type: z.literal("claim.start"),
+    crewId: z.string().min(1),
+    audit: CarriedAuditSchema,
+    sessionLayout: z.literal(SESSION_LAYOUT_STAMP).optional(),
+  })
   .strict();
 
 /** Everything the orchestrator's FIFO queue carries: a start, a step result, or a timer tick. */
@@ -72,6 +85,15 @@ export const TimerMessageSchema = z.object({ claim_id: z.string().min(1), due_ms
 
 /** A message on the timers queue. */
 export type TimerMessage = z.infer<typeof TimerMessageSchema>;
+
+/**
+ * Whether the session of the claim these messages belong to may be in a layout written before (a session load's
+ * `legacyLayout`): false when one of them is a stamped start (`sessionLayout`), which only a claim started by this
+ * release has — whatever else the batch holds, that claim's session was never written in an older layout.
+ */
+export function mayHaveLegacySession(messages: readonly CrewQueueMessage[]): boolean {
+  return !messages.some((m) => m.type === "claim.start" && m.sessionLayout === SESSION_LAYOUT_STAMP);
+}
 
 /** The claim a crew id belongs to (inner crews are `claimId/agentId`). */
 export function claimIdOfCrew(crewId: string): string {

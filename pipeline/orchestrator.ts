@@ -6,7 +6,7 @@
 import type { PipelineDeps } from "./deps.ts";
 import { crewStart, decideCrew } from "./decide/orchestrator.ts";
 import type { OrchestratorOutcome } from "./decide/orchestrator.ts";
-import { claimIdOfCrew, withoutCarriedAudit } from "./messages.ts";
+import { claimIdOfCrew, mayHaveLegacySession, withoutCarriedAudit } from "./messages.ts";
 import type { CrewQueueMessage } from "./messages.ts";
 import { runDecider } from "./perform.ts";
 
@@ -54,7 +54,7 @@ export async function handleCrewMessages(
     throw new Error("handleCrewMessages: every message must belong to the same claim");
   const split = messages.map(withoutCarriedAudit);
   const batch = { claimId, messages: split.map((m) => m.message), carried: split.map((m) => m.audit) };
-  const session = await deps.sessions.loadSession(claimId);
+  const session = await deps.sessions.loadSession(claimId, { legacyLayout: mayHaveLegacySession(messages) });
   const claim = await deps.claims.getClaim(claimId);
   const first = decideCrew(crewStart(batch), { kind: "loaded", session, claim }, deps);
   return runDecider(first, (state, observed) => decideCrew(state, observed, deps), deps);

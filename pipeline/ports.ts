@@ -92,6 +92,16 @@ export interface StoredSession {
   outbox: Effect[];
 }
 
+/** How a session is looked for. */
+export type SessionLoadOptions = {
+  /**
+   * `false`: the claim's session can only have been written in the store's current layout (its start says so: a
+   * claim started by this release, `sessionLayout` on `claim.start`), so a store that still reads an older layout
+   * skips that read. Default `true`: every layout written so far is looked in.
+   */
+  legacyLayout?: boolean;
+};
+
 /**
  * Where crew sessions live; a snapshot and its outbox are saved together, conditionally on the version.
  * The save also records the outbox's own audit events (`splitSessionOutbox(...).audit`) in the audit log,
@@ -103,7 +113,7 @@ export interface SessionRepository {
    * The stored session, or undefined when the crew has not started. Its outbox is the latest version's, pending
    * until `clearOutbox` of that version; a version never cleared is superseded by the next save.
    */
-  loadSession(claimId: string): Promise<StoredSession | undefined>;
+  loadSession(claimId: string, options?: SessionLoadOptions): Promise<StoredSession | undefined>;
   /**
    * Saves if the stored version is `session.version - 1` (0 = absent); otherwise throws `VersionConflictError`.
    * The outbox's `splitSessionOutbox` audit events are appended to the audit log by the same write.

@@ -440,6 +440,9 @@ export function describeSessionRepositoryContract(
       };
       await repo.saveSession(session);
       expect(await repo.loadSession("clm_1")).toEqual(session);
+      // A load told no older layout can hold the session (a stamped start) finds what this store saved, and no other.
+      expect(await repo.loadSession("clm_1", { legacyLayout: false })).toEqual(session);
+      expect(await repo.loadSession("clm_2", { legacyLayout: false })).toBeUndefined();
     });
 
     it("saves version n+1 over version n and refuses any other version with VersionConflictError", async () => {

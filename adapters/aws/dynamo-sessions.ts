@@ -25,7 +25,8 @@
 // as absent and may be replaced by a new version 1 (a new `life`: a marker counts only for its own life).
 // Sessions written before (one head `CLAIM#<id>`/`SESSION` rewritten per version, its marker `SESSION!DONE`,
 // their outbox still holding the audit effects) still load and clear; the next save of such a session
-// writes step item n+1, after which the step items are read.
+// writes step item n+1, after which the step items are read. A load told the claim has no such head
+// (`legacyLayout: false`: its start was stamped by this release) does not look for one when no step is found.
 import { randomUUID } from "node:crypto";
 import { createHash } from "node:crypto";
 import { promisify } from "node:util";
@@ -206,8 +207,10 @@ export function createDynamoSessionRepository(
   /** The latest version wherever it is stored: step items first, then a head written before. */
   const readLatest = async (
     claimId: string,
+    legacyLayout = true,
   ): Promise<{ head: HeadItem & { version: number }; done: number; layout: Layout } | undefined> => {
     const step = await readLatestStep(claimId);
+    if (!step.head && !legacyLayout) return undefined;
     const found = step.head
       ? { ...step, layout: "steps" as const }
       : { ...(await readOldHead(claimId)), layout: "head" as const };
@@ -266,9 +269,10 @@ export function createDynamoSessionRepository(
   };
 
   return {
-    async loadSession(claimId) {
+    async loadSession(claimId, options) {
       for (let attempt = 0; attempt < 5; attempt++) {
-        const latest = await readLatest(claimId);
+        // A claim started by this release (`legacyLayout: false`) has no head of an older release: one Query.
+        const latest = await readLatest(claimId, options?.legacyLayout !== false);
         if (!latest) {
           remember(claimId, { version: 0, layout: "steps", life: "", chunks: undefined });
           return undefined;

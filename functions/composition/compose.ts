@@ -10,6 +10,7 @@ import { KMSClient } from "@aws-sdk/client-kms";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { sealEventsClient, sealQueueClient, sealTableClient } from "../../adapters/vault/sealed-table.ts";
+import { withCachedHandlers, withoutIdleLogger } from "./sdk-clients.ts";
 import { envelopeVault } from "../../adapters/vault/envelope.ts";
 import { newSubjectInInvocation, rememberedPerInvocation } from "../../adapters/vault/invocation-keys.ts";
 import { kmsDataKeys, kmsKeyStore } from "../../adapters/aws/kms-keys.ts";
@@ -65,22 +66,42 @@ interface AwsClientSettings {
   readonly personalData?: PersonalDataVault;
 }
 
-/** Builds the three SDK clients; marshalling drops undefined attributes (optional fields of records). */
+/**
+ * Builds the three SDK clients; marshalling drops undefined attributes (optional fields of records). Each keeps its
+ * resolved middleware chains and goes without the SDK's idle logger middleware (sdk-clients.ts): on Lambda as locally.
+ */
 export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
   return {
-    dynamo: sealedIf(
-      DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb ?? {}), {
-        marshallOptions: { removeUndefinedValues: true },
-      }),
-      settings.personalData,
+    dynamo: lean(
+      sealedIf(
+        DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb ?? {}), {
+          marshallOptions: { removeUndefinedValues: true },
+        }),
+        settings.personalData,
+      ),
+      settings.dynamodb?.logger,
     ),
-    sqs: settings.personalData
-      ? sealQueueClient(new SQSClient(settings.sqs ?? {}), settings.personalData)
-      : new SQSClient(settings.sqs ?? {}),
-    events: settings.personalData
-      ? sealEventsClient(new EventBridgeClient(settings.events ?? {}), settings.personalData)
-      : new EventBridgeClient(settings.events ?? {}),
+    sqs: lean(
+      settings.personalData
+        ? sealQueueClient(new SQSClient(settings.sqs ?? {}), settings.personalData)
+        : new SQSClient(settings.sqs ?? {}),
+      settings.sqs?.logger,
+    ),
+    events: lean(
+      settings.personalData
+        ? sealEventsClient(new EventBridgeClient(settings.events ?? {}), settings.personalData)
+        : new EventBridgeClient(settings.events ?? {}),
+      settings.events?.logger,
+    ),
   };
+}
+
+/** `client` keeping its chains, without the logger middleware unless it has a `logger` (sdk-clients.ts). */
+function lean<C extends Parameters<typeof withCachedHandlers>[0] & Parameters<typeof withoutIdleLogger>[0]>(
+  client: C,
+  logger: unknown,
+): C {
+  return withCachedHandlers(withoutIdleLogger(client, logger));
 }
 
 function sealedIf(client: DynamoDBDocumentClient, vault: PersonalDataVault | undefined): DynamoDBDocumentClient {
@@ -103,7 +124,7 @@ export function linkedVault(
   if (keyId === undefined) return undefined;
   // The keys' own client does not seal: a data key's item holds no personal field, and sealing it would need a key.
   const ctx = {
-    client: DynamoDBDocumentClient.from(new DynamoDBClient(dynamodb)),
+    client: lean(DynamoDBDocumentClient.from(new DynamoDBClient(dynamodb)), dynamodb.logger),
     tableName: resources.tableName(),
     clock,
     pageSize: undefined,

@@ -160,6 +160,15 @@ describe("startEffects", () => {
     // A repeat (a client's retry, the sweep's restart) carries the identical receipt.
     expect(startEffects(record)).toEqual(effects);
   });
+
+  it("stamps the start of the invocation that stored the claim only: its session cannot be in an older layout", () => {
+    const record = claimRecord(ACCEPTABLE);
+    const [stored] = startEffects(record, { stored: true });
+    expect(stored).toMatchObject({ kind: "crew_event", message: { type: "claim.start", sessionLayout: "steps" } });
+    // The sweep's restart and a retry's start may meet a claim an older release started: not stamped.
+    const [restart] = startEffects(record);
+    expect(restart?.kind === "crew_event" && "sessionLayout" in restart.message).toBe(false);
+  });
 });
 
 describe("extractionAwaited", () => {
@@ -256,6 +265,8 @@ describe("extractionDecision", () => {
     });
     if (decision.outcome === "RETRY") throw new Error("unreachable");
     expect(shape(decision.effects)).toEqual(["audit CLAIM_EXTRACTED", "crew_event claim.start"]);
+    // The claim's first start (kept with its move to RUNNING): stamped, no session of an older layout can exist.
+    expect(decision.effects[1]).toMatchObject({ message: { sessionLayout: "steps" } });
     expect(audits(decision.effects)[0]).toMatchObject({
       state: "RUNNING",
       details: { model: "rules-v1", extracted: GOOD },
@@ -371,6 +382,25 @@ describe("a submission's process", () => {
     const walked = submit(body, opts, created, admission);
     expect(walked.trace).toEqual(trace);
     expect(walked.outcome).toMatchObject(outcome);
+  });
+
+  it("stamps the crew start of a claim it stores now, not the start of a repeat (the claim may be an older release's)", () => {
+    const startOf = (created: "new" | "same") => {
+      // walkDecider keeps the effects' shapes only: the walk again, keeping the effects.
+      const effects: Effect[] = [];
+      let step = startSubmission({ claim: ACCEPTABLE }, { idempotencyKey: "k" });
+      for (;;) {
+        effects.push(...step.effects);
+        const { next } = step;
+        if ("done" in next) break;
+        step = "then" in next ? next.then : decideSubmission(next.state, answers(created)(next.awaiting));
+      }
+      return effects.find((e) => e.kind === "crew_event");
+    };
+    expect(startOf("new")).toMatchObject({ message: { type: "claim.start", sessionLayout: "steps" } });
+    const repeat = startOf("same");
+    expect(repeat).toMatchObject({ message: { type: "claim.start" } });
+    expect(repeat?.kind === "crew_event" && "sessionLayout" in repeat.message).toBe(false);
   });
 });
 

@@ -79,7 +79,7 @@ export function receivedClaim(
  * its audit — is identical and the audit log drops it. A structured claim's receipt rides in its crew start and is
  * stored with the crew's first step (one write for both; a start that makes no step has it appended).
  */
-export function startEffects(record: ClaimRecord): Effect[] {
+export function startEffects(record: ClaimRecord, opts: { stored?: boolean } = {}): Effect[] {
   const received = claimAudit(record, "CLAIM_RECEIVED", "RECEIVED", Date.parse(record.received_at), {
     input_kind: "claim" in record.input ? "claim" : "claim_text",
     input: record.input,
@@ -87,25 +87,26 @@ export function startEffects(record: ClaimRecord): Effect[] {
     received_at: record.received_at,
     ...(record.parent_claim_id ? { parent_claim_id: record.parent_claim_id } : {}),
   });
-  if (record.claim) return [crewStart(record.claim_id, [received])];
+  if (record.claim) return [crewStart(record.claim_id, [received], opts.stored ? FIRST_START : undefined)];
   return [
     { kind: "audit", event: received },
     { kind: "extraction", claimId: record.claim_id },
   ];
 }
 
-function crewStart(claimId: string, audit?: AuditEvent[]): Effect {
+/** Stamps the start made with the claim (`stored`) or by its extraction: no older layout's session (messages.ts). */
+const FIRST_START = { sessionLayout: "steps" } as const;
+function crewStart(claimId: string, audit?: AuditEvent[], first?: typeof FIRST_START): Effect {
   return {
     kind: "crew_event",
     claimId,
-    message: { type: "claim.start", crewId: claimId, ...(audit ? { audit } : {}) },
+    message: { type: "claim.start", crewId: claimId, ...(audit ? { audit } : {}), ...first },
   };
 }
 
 /**
- * Whether the claim awaits its extraction (then the text to extract), or the effects of a request it does not
- * await: nothing, or — when the claim's crew should be running — its start again (an extraction kept whose start
- * was lost).
+ * Whether the claim awaits its extraction (then its text), or the effects of a request it does not await: nothing,
+ * or — when the claim's crew should be running — its start again (an extraction kept whose start was lost).
  */
 export function extractionAwaited(
   record: ClaimRecord,
@@ -121,9 +122,8 @@ type ExtractionDecision =
   | { outcome: "EXTRACTED" | "NEEDS_REVIEW"; patch: Partial<ClaimRecord>; effects: Effect[] };
 
 /**
- * Decides a free-text claim on the model's answer at `now`. A retryable failure is tried again until
- * `finalAttempt`; every other failure ends the claim in NEEDS_REVIEW with the reason; a usable answer
- * becomes the claim and starts the crew.
+ * Decides a free-text claim on the model's answer at `now`. A retryable failure is tried again until `finalAttempt`;
+ * every other failure ends the claim in NEEDS_REVIEW with the reason; a usable answer becomes the claim and starts it.
  */
 export function extractionDecision(
   record: ClaimRecord,
@@ -181,7 +181,7 @@ export function extractionDecision(
         warnings: [...result.warnings, ...claim.warnings],
       }),
     },
-    crewStart(record.claim_id),
+    crewStart(record.claim_id, undefined, FIRST_START),
   ];
   return {
     outcome: "EXTRACTED",
@@ -325,7 +325,7 @@ export function decideSubmission(state: SubmissionState, observed: Observation):
       const { result } = observedAs(observed, "create_claim");
       if (result.created) {
         const { record } = state;
-        return { effects: startEffects(record), next: { done: submitted(record, true) } };
+        return { effects: startEffects(record, { stored: true }), next: { done: submitted(record, true) } };
       }
       if (!result.sameRequest)
         return done({
