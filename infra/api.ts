@@ -3,6 +3,7 @@
 // reviewer's JWT of the reviewers' OpenID Connect issuer, infra/reviewers.ts; /health is open), every route
 // throttled and POST /claims tighter. IntakeApi and its authorizer keep reserved concurrency (app/manifest.ts), so
 // queue consumers can never take it from them.
+import { accessLogFormat } from "../app/access-log.ts";
 import { AUTHORIZERS, ROUTES, SUBMIT_ROUTE, servedRouteKeys } from "../app/manifest.ts";
 import type { RouteAuth, RouteKey } from "../app/manifest.ts";
 import { functionArgs } from "./lambda.ts";
@@ -49,13 +50,21 @@ const THROTTLE = {
   ],
 };
 
-/** The HTTP API. No CORS: it is called by servers and operators' tools; the review page is served from the API itself. */
+/**
+ * The HTTP API. No CORS: it is called by servers and operators' tools; the review page is served from the API itself.
+ * The stage writes its access log to the log group SST makes (kept `settings.logRetention`) in our line
+ * (app/access-log.ts) instead of SST's: SST's destination is kept, its format replaced.
+ */
 export const api = new sst.aws.ApiGatewayV2("Api", {
   cors: false,
   accessLog: { retention: settings.logRetention },
   transform: {
-    stage: (args: { defaultRouteSettings?: unknown; routeSettings?: unknown }, opts: { dependsOn?: unknown }) => {
+    stage: (
+      args: { defaultRouteSettings?: unknown; routeSettings?: unknown; accessLogSettings?: unknown },
+      opts: { dependsOn?: unknown },
+    ) => {
       Object.assign(args, THROTTLE);
+      args.accessLogSettings = { ...(args.accessLogSettings as object | undefined), format: accessLogFormat() };
       opts.dependsOn = declaredRoutes;
       return undefined;
     },

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAccountStandIn } from "../adapters/aws/testing/account-standin.ts";
 import type { AccountStandIn } from "../adapters/aws/testing/account-standin.ts";
 import { parseConfig } from "../core/claim/config.ts";
+import { accessLogFormat } from "../app/access-log.ts";
 import { METRICS, METRICS_SERVICE } from "../app/metrics-catalog.ts";
 import { ClaimsPolicySchema, POLICY_FILE_NAME } from "../app/policy-format.ts";
 import {
@@ -681,7 +682,8 @@ describe("sst.config.ts wiring (stage test)", () => {
       expect(args.cors).toBe(false);
       expect(args.accessLog).toEqual({ retention: "1 month" });
       const stage = transformed(args, "stage");
-      expect(stage.args).toEqual({
+      const { accessLogSettings: _format, ...throttles } = stage.args;
+      expect(throttles).toEqual({
         defaultRouteSettings: { throttlingRateLimit: 50, throttlingBurstLimit: 100 },
         routeSettings: [{ routeKey: "POST /claims", throttlingRateLimit: 10, throttlingBurstLimit: 20 }],
       });
@@ -689,6 +691,32 @@ describe("sst.config.ts wiring (stage test)", () => {
       // route components (SST creates a Route inside an apply: the component alone may not hold it yet).
       const routes = (await stage.opts.dependsOn) as { routeKey: string }[];
       expect(routes.map((x) => x.routeKey).sort()).toEqual(Object.keys(ROUTES).sort());
+    });
+
+    it("writes the access log to SST's log group in our line (app/access-log.ts), not SST's", () => {
+      // The stage's arguments as SST's ApiGatewayV2 passes them to the transform (its createStage).
+      const logGroup = "arn:aws:logs:us-east-1:123456789012:log-group:/aws/vendedlogs/apis/claims-crew-test-Api";
+      const stage: Args = {
+        apiId: "api-id",
+        autoDeploy: true,
+        name: "$default",
+        accessLogSettings: { destinationArn: logGroup, format: '{"requestTime":"\\"$context.requestTime\\""}' },
+      };
+      const transform = (r.get("sst.aws.ApiGatewayV2", "Api").args.transform as Args).stage as (
+        a: Args,
+        o: Args,
+      ) => void;
+      transform(stage, {});
+      const settings = stage.accessLogSettings as { destinationArn: string; format: string };
+      expect(settings.destinationArn).toBe(logGroup);
+      expect(settings.format).toBe(accessLogFormat());
+      expect(settings.format).toContain("$context.requestId");
+      expect(settings.format).toContain("$context.integrationErrorMessage");
+      expect(settings.format).not.toContain("$context.requestTime");
+      // API Gateway fills each variable in as text: with any value, the line is one JSON object.
+      const line = JSON.parse(settings.format.replace(/\$context\.[A-Za-z.]+/g, "0")) as Args;
+      expect(line).toMatchObject({ requestId: "0", status: 0, responseLatency: 0, error: "0" });
+      expect(stage).toMatchObject({ apiId: "api-id", autoDeploy: true, name: "$default" });
     });
   });
 
