@@ -4,6 +4,7 @@
 // EventBridge, CloudWatch Logs (the handlers' lines, Lambda's platform lines, the API access log), the
 // step-timer path, client GETs, storage per month kept, and Step Functions Standard and Express as
 // the alternative orchestrators. `costTable` is the one table bench/RESULTS.md shows.
+import { accessLogLine } from "../app/access-log.ts";
 import { eventSourceBatch, FUNCTIONS, LINKS, TIMER_BATCHING_WINDOW_SECONDS } from "../app/manifest.ts";
 import { FUNCTION_MEMORY_MB, LLM_FUNCTIONS, QUEUE_CONSUMERS, UNRECORDED_LOGGING } from "./lib/profile.ts";
 import type {
@@ -168,7 +169,8 @@ const awsMsOf = (fn: FunctionKey, u: InvocationUsage): number =>
  * The log events AWS writes beside the handlers' lines, as realistic examples whose byte length is the
  * model's per-event size: with the JSON log format and the default system log level (INFO), Lambda
  * writes `platform.start` and `platform.report` per invocation (AWS Lambda docs, "Log-level filtering");
- * API Gateway writes one access-log line per request in SST's format (its ApiGatewayV2 component); on
+ * API Gateway writes one access-log line per request in the stage's format (app/access-log.ts, filled in with
+ * example values of a request that succeeded: no error); on
  * Lambda, Powertools adds the invocation's X-Ray trace id (`_X_AMZN_TRACE_ID`) to every line.
  */
 export const LOG_EXAMPLES = {
@@ -176,10 +178,30 @@ export const LOG_EXAMPLES = {
     '{"time":"2026-11-22T01:39:00.123Z","type":"platform.start","record":{"requestId":"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","version":"$LATEST"}}',
   platformReport:
     '{"time":"2026-11-22T01:39:00.168Z","type":"platform.report","record":{"requestId":"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","metrics":{"durationMs":44.51,"billedDurationMs":45,"memorySizeMB":256,"maxMemoryUsedMB":98},"status":"success"}}',
-  accessLogPost:
-    '{"requestTime":"22/Nov/2026:01:39:00 +0000","requestId":"cJ8nHiXXoAMEJzQ=","httpMethod":"POST","path":"/claims","routeKey":"POST /claims","status":202,"responseLatency":38,"integrationRequestId":"6d68ca91-49c9-448d-89b8-7ca3e6dc66aa","integrationStatus":"200","integrationLatency":"35","integrationServiceStatus":"202","ip":"203.0.113.7","userAgent":"python-requests/2.32.3"}',
-  accessLogGet:
-    '{"requestTime":"22/Nov/2026:01:39:01 +0000","requestId":"cJ8nHiXXoAMEJzR=","httpMethod":"GET","path":"/claims/clm_01JDX3Q0Z9W8V7T6S5R4Q3P2N1","routeKey":"GET /claims/{id}","status":200,"responseLatency":21,"integrationRequestId":"7e79db02-5a3a-459e-9add-8cac4ed77bbb","integrationStatus":"200","integrationLatency":"18","integrationServiceStatus":"200","ip":"203.0.113.7","userAgent":"python-requests/2.32.3"}',
+  accessLogPost: accessLogLine({
+    requestId: "cJ8nHiXXoAMEJzQ=",
+    routeKey: "POST /claims",
+    path: "/claims",
+    status: 202,
+    responseLatency: 38,
+    integrationRequestId: "6d68ca91-49c9-448d-89b8-7ca3e6dc66aa",
+    error: "-",
+    authorizerError: "-",
+    ip: "203.0.113.7",
+    userAgent: "python-requests/2.32.3",
+  }),
+  accessLogGet: accessLogLine({
+    requestId: "cJ8nHiXXoAMEJzR=",
+    routeKey: "GET /claims/{id}",
+    path: "/claims/clm_01JDX3Q0Z9W8V7T6S5R4Q3P2N1",
+    status: 200,
+    responseLatency: 21,
+    integrationRequestId: "7e79db02-5a3a-459e-9add-8cac4ed77bbb",
+    error: "-",
+    authorizerError: "-",
+    ip: "203.0.113.7",
+    userAgent: "python-requests/2.32.3",
+  }),
   lambdaFieldsPerLine: ',"xray_trace_id":"1-6740d7c4-2c5e0bb85bd1b3b2a1b0c9d8"',
 } as const;
 
@@ -979,7 +1001,7 @@ export function costTable(columns: readonly { file: AwsRequestsFile; kind: Claim
     {
       line: "CloudWatch Logs: API access log",
       values: v((x) => x.logs.access),
-      basis: `1 line per request × ${LOG_BYTES.accessLogPost} B (SST's access-log format, example in bench/cost.ts)`,
+      basis: `1 line per request × ${LOG_BYTES.accessLogPost} B (the format of app/access-log.ts, example in bench/cost.ts)`,
       price: p.cloudWatchLogs,
     },
     {
