@@ -71,6 +71,8 @@ export default defineConfig({
           isolate: false,
           unstubEnvs: true,
           unstubGlobals: true,
+          // Each file ends with the environment it started with, whatever the code it ran wrote there.
+          setupFiles: ["./scripts/shared-worker.vitest.ts"],
           globalSetup: ["./scripts/build-cli.vitest.ts"],
         },
       },
