@@ -2,8 +2,11 @@
 // commands, messages and exit codes, without the 0.3–1.7 CPU-s a child process costs to start (issue 36). What only
 // the binary proves — that it starts and its exit code reaches the shell — each command keeps in one test that runs
 // bin/claims.mjs. Calls run one at a time: each captures the process's stdout and stderr (console's included, which
-// vitest would otherwise take) and its exitCode meanwhile.
+// vitest would otherwise take) and its exitCode meanwhile. Its variables go through vi.stubEnv: put back after the
+// command, and by vitest after the test whatever happened to the command (the slow-shared project's unstubEnvs), so
+// a file using this kit can share its worker with the next file (scripts/test-tiers.ts).
 import { format } from "node:util";
+import { vi } from "vitest";
 import { runCli } from "./program.ts";
 
 /** What a `claims` run ends with: its exit code and what it wrote. */
@@ -52,7 +55,7 @@ async function once(args: readonly string[], env: Record<string, string>): Promi
       out[method === "warn" || method === "error" ? "stderr" : "stdout"] += `${format(...data)}\n`;
     };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
+  for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
   const exitCode = process.exitCode;
   process.exitCode = undefined;
   const signals = ["SIGINT", "SIGTERM"] as const;
@@ -68,9 +71,7 @@ async function once(args: readonly string[], env: Record<string, string>): Promi
     signals.forEach((signal, i) => {
       for (const l of process.listeners(signal)) if (!listening[i]!.has(l)) process.off(signal, l);
     });
-    for (const [k, v] of Object.entries(saved))
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved)) vi.stubEnv(k, v);
   }
   const code = Number(process.exitCode ?? 0);
   process.exitCode = exitCode;

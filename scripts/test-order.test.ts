@@ -41,6 +41,26 @@ describe("the order npm test starts its files in", () => {
     expect(paths(order)).toEqual(["s2.test.ts", "q3.test.ts", "q2.test.ts", "q1.test.ts", "s1.test.ts"]);
   });
 
+  it("keeps the slow files that share a worker together, after the other short slow files", () => {
+    const shared = (path: string, ms: number) => ({ ...file(path, ms), shared: true });
+    const order = startOrder([
+      shared("s1.test.ts", 4_000),
+      file("i1.test.ts", 5_000),
+      shared("s2.test.ts", 6_000),
+      file("i2.test.ts", 3_000),
+      file("q.test.ts", 7_000, true),
+      shared("long.e2e.test.ts", 60_000),
+    ]);
+    expect(paths(order)).toEqual([
+      "long.e2e.test.ts",
+      "q.test.ts",
+      "i1.test.ts",
+      "i2.test.ts",
+      "s2.test.ts",
+      "s1.test.ts",
+    ]);
+  });
+
   it("starts the slow files a quarter as long as the longest file before the quick ones, however long a quick one is", () => {
     const order = startOrder([
       file("q.test.ts", 150_000, true),

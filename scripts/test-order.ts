@@ -2,16 +2,21 @@
 // is not a long one started late — as vitest does on its own only with its results cache, which a fresh clone has
 // not. How long each file took comes from that cache where it has the file, else from the list committed beside this
 // script (scripts/test-durations.json, written by `npm run test:durations` from a JSON report). The quick project's
-// files stay together in one run of the queue: its workers run without isolation and are kept for the next file only
-// while the next one is quick too (a slow file between two quick ones would cost a new worker and its imports again).
+// files stay together in one run of the queue, and so do the slow-shared project's: their workers run without
+// isolation and are kept for the next file only while the next one is of the same project (a file of another project
+// between two quick ones would cost a new worker and its imports again).
 import { readFileSync, writeFileSync } from "node:fs";
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 
-/** A test file to order: its path from the root, whether it is a quick one, and how long it last took (ms), if known. */
+/**
+ * A test file to order: its path from the root, whether it is a quick one or a slow one that shares its worker
+ * (project `slow-shared`), and how long it last took (ms), if known.
+ */
 export interface TimedFile {
   readonly path: string;
   readonly quick: boolean;
+  readonly shared?: boolean;
   readonly ms: number | undefined;
 }
 
@@ -21,8 +26,8 @@ export const DURATIONS_FILE = "scripts/test-durations.json";
 /**
  * The files in the order to start them: the files never timed first (a new file may be long), then the slow files
  * that take longer than the longest quick one or than a quarter of the longest file, longest first, then every quick
- * file (longest first), then the other slow files, longest first. Ties keep the path order, so the order is the same
- * on every machine.
+ * file (longest first), then the other slow files, longest first, those that share their worker together after those
+ * that do not. Ties keep the path order, so the order is the same on every machine.
  */
 export function startOrder<F extends TimedFile>(files: readonly F[]): F[] {
   const longestFirst = (a: F, b: F) => (b.ms ?? 0) - (a.ms ?? 0) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
@@ -36,8 +41,16 @@ export function startOrder<F extends TimedFile>(files: readonly F[]): F[] {
   const threshold = Math.min(quick[0]?.ms ?? 0, longest / 4);
   const before = slow.filter((f) => f.ms! > threshold);
   const after = slow.filter((f) => f.ms! <= threshold);
-  // Untimed quick files join the quick block (ahead of it), so quick files stay together.
-  return [...untimed.filter((f) => !f.quick), ...before, ...untimed.filter((f) => f.quick), ...quick, ...after];
+  // Untimed quick files join the quick block (ahead of it), so quick files stay together; the shared slow files after
+  // the quick ones stay together too.
+  return [
+    ...untimed.filter((f) => !f.quick),
+    ...before,
+    ...untimed.filter((f) => f.quick),
+    ...quick,
+    ...after.filter((f) => !f.shared),
+    ...after.filter((f) => f.shared),
+  ];
 }
 
 /** The committed durations (ms by path from the root); empty when the file is missing or unreadable. */

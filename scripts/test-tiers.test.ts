@@ -1,7 +1,8 @@
 // The quick tier (scripts/test-tiers.ts): a test is quick unless its name, its imports, its calls, or the test
-// support it imports start something heavy.
+// support it imports start something heavy; a slow one shares its worker unless it or its support changes the
+// process's environment, directory or modules.
 import { describe, expect, it } from "vitest";
-import { importsOf, slowBecause } from "./test-tiers.ts";
+import { importsOf, ownProcessBecause, slowBecause } from "./test-tiers.ts";
 
 const files = (tree: Record<string, string>) => (file: string) => tree[file];
 
@@ -60,5 +61,39 @@ describe("the quick tier", () => {
     ],
   ])("%s", (_what, tree, why) => {
     expect(slowBecause(Object.keys(tree)[0]!, files(tree))).toBe(why);
+  });
+});
+
+describe("the slow files that share a worker (project slow-shared)", () => {
+  it.each([
+    [
+      "an emulator test that only reads the environment",
+      { "adapters/x.test.ts": 'import { startEmulators } from "../local/emulators.ts";\nif (process.env.CI) {}' },
+      undefined,
+    ],
+    [
+      "a stack test that sets an environment variable",
+      {
+        "local/x.test.ts": 'import { startStack } from "./testing/stack-fixture.ts";\nprocess.env.CLAIMS_X = "1";',
+      },
+      "it changes the process's environment or module registry",
+    ],
+    [
+      "a test whose test kit deletes an environment variable, past a kit that starts the stack",
+      {
+        "cli/x.test.ts": 'import { a } from "./a.test-kit.ts";',
+        "cli/a.test-kit.ts":
+          'import { startStack } from "../local/testing/stack-fixture.ts";\nimport { b } from "./b.test-kit.ts";',
+        "cli/b.test-kit.ts": "delete process.env.CLAIMS_URL;",
+      },
+      "it changes the process's environment or module registry (through cli/b.test-kit.ts)",
+    ],
+    [
+      "a test that changes directory",
+      { "cli/x.test.ts": 'process.chdir("/tmp");' },
+      "it changes the process's environment or module registry",
+    ],
+  ])("%s", (_what, tree, why) => {
+    expect(ownProcessBecause(Object.keys(tree)[0]!, files(tree))).toBe(why);
   });
 });
