@@ -1,6 +1,6 @@
-// Who arms a claim's step-deadline timer (PipelineSettings.stepTimers, CLAIMS_STEP_TIMERS): with `lazy`, the default,
-// a claim decided in seconds sends no timer message, and a claim whose step was lost is moved on by the sweep's tick,
-// which arms the timer from then on; with `eager` the crew's start arms it, as before; a hold ending arms it either way.
+// Who arms a claim's step-deadline timer (PipelineSettings.stepTimers, CLAIMS_STEP_TIMERS): with `lazy` (not the
+// default: docs/architecture.md says why) a claim decided in seconds sends no timer message, and a claim whose step was lost is moved on by the sweep's tick,
+// which arms the timer from then on; with `eager`, the default, the crew's start arms it; a hold ending arms it either way.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
@@ -60,10 +60,10 @@ const ONE_REFUND = {
   refundedCents: CLAIM.amount_eur * 100,
 };
 
-describe("step timers lazy (the default): the sweep arms a claim's first timer", () => {
+describe("step timers lazy: the sweep arms a claim's first timer", () => {
   it("decides a structured claim end to end without a timer message", async () => {
-    const { p } = pipeline();
-    expect(p.deps.settings.stepTimers).toBeUndefined(); // the default settings say nothing: lazy
+    const { p } = pipeline({ stepTimers: "lazy" });
+    expect(p.deps.settings.stepTimers).toBe("lazy");
     const { record } = await p.decide({ claim: CLAIM });
     expect(record).toMatchObject({ status: "DECIDED", verdict: "ACCEPT" });
     expect(p.queues.timers).toEqual([]);
@@ -76,7 +76,7 @@ describe("step timers lazy (the default): the sweep arms a claim's first timer",
   ] as const)(
     "moves on a claim whose step message was lost (%s crew): the sweep's tick times the step out, arms the timer; money once",
     async (crewShape, ended, refunds) => {
-      const { p, clock } = pipeline({}, undefined, { ...config.agent, crewShape });
+      const { p, clock } = pipeline({ stepTimers: "lazy" }, undefined, { ...config.agent, crewShape });
       const submitted = await p.submit({ claim: CLAIM });
       if (!submitted.ok) throw new Error("not submitted");
       const { claimId } = submitted;
@@ -118,7 +118,7 @@ describe("step timers lazy (the default): the sweep arms a claim's first timer",
 
   it("still arms the timer when a hold ends: the model answered a held step, the next deadline is watched", async () => {
     let calls = 0;
-    const { p, clock } = pipeline({ llmOutageHoldMs: 3_600_000 }, undefined, TWO_AGENTS);
+    const { p, clock } = pipeline({ llmOutageHoldMs: 3_600_000, stepTimers: "lazy" }, undefined, TWO_AGENTS);
     const model = rules();
     const flaky: LlmPort = {
       ...model,
@@ -158,8 +158,8 @@ describe("step timers eager: the crew's start arms the claim's timer, as before"
 
 describe("CLAIMS_STEP_TIMERS", () => {
   it.each([
-    [undefined, "lazy"],
-    ["", "lazy"],
+    [undefined, "eager"],
+    ["", "eager"],
     ["lazy", "lazy"],
     [" Eager ", "eager"],
   ] as const)("reads %j as %s", (raw, mode) => {
