@@ -580,58 +580,48 @@ describe("claims report", () => {
   }, 120_000);
 });
 
-describe("claims serve tokens", () => {
-  it("refuses a token shorter than 16 characters with exit 2, before starting anything", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "claims-short-token-"));
-    try {
-      const short = await inProcess(["serve", "--port", "0"], dir, { CLAIMS_API_TOKEN: "short" });
-      expect(short.code).toBe(2);
-      expect(short.stderr).toMatch(/CLAIMS_API_TOKEN is 5 characters long; .* at least 16/);
-      const reviewer = await inProcess(["serve", "--port", "0"], dir, {
-        CLAIMS_API_TOKEN: "a-long-enough-intake-token",
-        CLAIMS_REVIEWER_TOKEN: "  fifteen-chars  ",
-      });
-      expect(reviewer.code).toBe(2);
-      expect(reviewer.stderr).toMatch(/CLAIMS_REVIEWER_TOKEN is 13 characters long/);
-      expect(existsSync(join(dir, "store"))).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 120_000);
-});
-
-describe("claims serve payment settings", () => {
-  it("refuses an unknown PAYMENT_PROVIDER, and stripe without STRIPE_API_KEY, with exit 2 before starting anything", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "claims-payments-"));
-    try {
-      const unknown = await inProcess(["serve", "--port", "0"], dir, { PAYMENT_PROVIDER: "paypal" });
-      expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toMatch(/PAYMENT_PROVIDER must be one of simulated, stripe, got "paypal"/);
-      const keyless = await inProcess(["serve", "--port", "0"], dir, {
-        PAYMENT_PROVIDER: "stripe",
-        STRIPE_API_KEY: "",
-      });
-      expect(keyless.code).toBe(2);
-      expect(keyless.stderr).toMatch(/PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY/);
-      expect(existsSync(join(dir, "store"))).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 120_000);
-});
-
-describe("claims serve step timers", () => {
-  it("refuses a CLAIMS_STEP_TIMERS that is neither lazy nor eager with exit 2, before starting anything", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "claims-step-timers-"));
-    try {
-      const bad = await inProcess(["serve", "--port", "0"], dir, { CLAIMS_STEP_TIMERS: "sometimes" });
-      expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/CLAIMS_STEP_TIMERS must be lazy or eager .*got 'sometimes'/);
-      expect(existsSync(join(dir, "store"))).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 120_000);
+describe("claims serve refuses a bad setting with exit 2, before starting anything", () => {
+  it.each<{ name: string; env: Record<string, string>; error: RegExp }>([
+    {
+      name: "an intake token shorter than 16 characters",
+      env: { CLAIMS_API_TOKEN: "short" },
+      error: /CLAIMS_API_TOKEN is 5 characters long; .* at least 16/,
+    },
+    {
+      name: "a reviewer token shorter than 16 characters (blanks trimmed)",
+      env: { CLAIMS_API_TOKEN: "a-long-enough-intake-token", CLAIMS_REVIEWER_TOKEN: "  fifteen-chars  " },
+      error: /CLAIMS_REVIEWER_TOKEN is 13 characters long/,
+    },
+    {
+      name: "an unknown PAYMENT_PROVIDER",
+      env: { PAYMENT_PROVIDER: "paypal" },
+      error: /PAYMENT_PROVIDER must be one of simulated, stripe, got "paypal"/,
+    },
+    {
+      name: "stripe without STRIPE_API_KEY",
+      env: { PAYMENT_PROVIDER: "stripe", STRIPE_API_KEY: "" },
+      error: /PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY/,
+    },
+    {
+      name: "a CLAIMS_STEP_TIMERS that is neither lazy nor eager",
+      env: { CLAIMS_STEP_TIMERS: "sometimes" },
+      error: /CLAIMS_STEP_TIMERS must be lazy or eager .*got 'sometimes'/,
+    },
+  ])(
+    "$name",
+    async ({ env, error }) => {
+      const dir = mkdtempSync(join(tmpdir(), "claims-bad-setting-"));
+      try {
+        const run = await inProcess(["serve", "--port", "0"], dir, env);
+        expect(run.code).toBe(2);
+        expect(run.stderr).toMatch(error);
+        expect(existsSync(join(dir, "store"))).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });
 
 describe("an empty variable counts as unset", () => {

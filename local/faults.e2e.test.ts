@@ -4,13 +4,10 @@
 // and a failing LLM. After each, `assertInvariants` reads the bus journal (events.jsonl) and the
 // stores: no claim lost, one verdict per proposal, no refund executed twice, no ledger above its order.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { seedOrders } from "../adapters/aws/index.ts";
 import type { ClaimRecord } from "../core/kernel/claim-record.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
@@ -18,6 +15,7 @@ import type { Order } from "../core/integrity/index.ts";
 import type { LlmPort, LlmRequest } from "../core/llm/index.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { InjectedCrashError } from "./errors.ts";
+import { stackPerTest } from "./testing/stack-per-test.ts";
 import type { SessionRepository } from "../pipeline/ports.ts";
 import { composeDeps } from "../functions/composition/compose.ts";
 import { loadConfig } from "../functions/composition/config-file.ts";
@@ -132,14 +130,9 @@ type FaultStack = LocalStack & {
   readonly tick: ReturnType<typeof tickingClock>;
   readonly pollerErrors: Record<QueueRole, number>;
 };
+const perTest = stackPerTest<FaultStack>("claims-faults-");
+/** The stack the running test started (its clock, for a handler the test builds). */
 let current: FaultStack | undefined;
-let dataDir: string | undefined;
-afterEach(async () => {
-  await current?.stop();
-  current = undefined;
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  dataDir = undefined;
-});
 
 const FAST = { visibilityTimeoutS: 1, maxReceives: 10 };
 
@@ -147,7 +140,7 @@ const FAST = { visibilityTimeoutS: 1, maxReceives: 10 };
 async function startFaultStack(
   opts: { claims?: readonly TestClaim[]; injector?: FaultInjector } & Partial<LocalStackOptions> = {},
 ): Promise<FaultStack> {
-  dataDir = mkdtempSync(join(tmpdir(), "claims-faults-"));
+  const dataDir = perTest.dataDir();
   const tick = tickingClock(TEST_NOW);
   const pollerErrors: Record<QueueRole, number> = {
     crewEvents: 0,
@@ -171,7 +164,7 @@ async function startFaultStack(
       : {}),
     ...overrides,
   });
-  current = { ...stack, tick, pollerErrors };
+  current = perTest.keep({ ...stack, tick, pollerErrors });
   return current;
 }
 

@@ -2,33 +2,22 @@
 // default), a structured claim decided end to end sends nothing to the timers queue, and a claim whose first step
 // message was lost is moved on by the sweep, whose tick times the step out and arms the timer; with `eager`, the
 // default, the crew's start sends the claim's one timer.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FunctionKey } from "../app/manifest.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
 import { assertInvariants, recordSends } from "./testing/fault-injection.ts";
+import { stackPerTest } from "./testing/stack-per-test.ts";
 import { decideOnStack, startTestStack, TEST_NOW } from "./testing/stack-fixture.ts";
 import type { LocalStack, LocalStackOptions } from "./stack.ts";
 
 /** The bundled config's first order: a structured claim the crew decides (scenarios/config.yaml). */
 const CLAIM = { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" };
 
-let stack: LocalStack | undefined;
-let dataDir: string | undefined;
-afterEach(async () => {
-  await stack?.stop();
-  stack = undefined;
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  dataDir = undefined;
-});
+const perTest = stackPerTest<LocalStack>("claims-step-timers-");
 
 /** A test stack (frozen clock, rules model, no sweep of its own) with a data directory for the bus journal. */
 async function start(overrides: Partial<LocalStackOptions> = {}) {
-  dataDir = mkdtempSync(join(tmpdir(), "claims-step-timers-"));
-  const s = await startTestStack({ dataDir, ...overrides });
-  stack = s;
+  const s = perTest.keep(await startTestStack({ dataDir: perTest.dataDir(), ...overrides }));
   return { s, sends: recordSends(s.clients.sqs, { duplicate: false }) };
 }
 

@@ -2,6 +2,8 @@
 // so the orders' purchase dates fall where the scenarios expect them.
 import { readFileSync } from "node:fs";
 import { parseConfig } from "../core/claim/config.ts";
+import { parseScenarios } from "../core/history/scenarios.ts";
+import type { Scenario } from "../core/history/scenarios.ts";
 import type { ClaimsConfig, CrewShapeSetting } from "../core/claim/config.ts";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import { createInProcessPipeline } from "./in-process.ts";
@@ -15,6 +17,14 @@ export function bundledConfig(nowMs: number, opts: { crewShape?: CrewShapeSettin
     nowMs,
   );
   return opts.crewShape === undefined ? config : { ...config, agent: { ...config.agent, crewShape: opts.crewShape } };
+}
+
+/** scenarios/scenarios.yaml, parsed: the bundled scenarios the pipeline tests run. */
+export function bundledScenarios(): Scenario[] {
+  return parseScenarios(
+    readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"),
+    "scenarios.yaml",
+  );
 }
 
 /** An in-process pipeline on `config`'s agent and orders, deciding with the rules model (its contract and responsibility), at `clock`. */

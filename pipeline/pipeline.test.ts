@@ -1,25 +1,20 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
 import { replayClaim } from "../core/history/replay/index.ts";
-import { parseScenarios } from "../core/history/scenarios.ts";
 import { createInProcessPipeline, handleWork } from "./in-process.ts";
 import { handleCrewMessage, handleCrewMessages } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
 import { handleTimer } from "./timers.ts";
 import { DEFAULT_PIPELINE_SETTINGS } from "./deps.ts";
-import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { bundledConfig, bundledScenarios } from "./bundled-config.test-kit.ts";
 import { orderTotalMajor } from "../core/kernel/order-view.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
 /** The seed's two-agent crew (`crew_shape: two_agents`): the tests of its steps, ticks and fixer stand-ins use it. */
-const TWO_AGENTS = { ...config.agent, crewShape: "two_agents" as const };
-const scenarios = parseScenarios(
-  readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"),
-  "scenarios.yaml",
-);
+const TWO_AGENTS = bundledConfig(NOW, { crewShape: "two_agents" }).agent;
+const scenarios = bundledScenarios();
 const rules = () => createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });
 
 /** A model that always answers 500 (after its retries). */

@@ -1,12 +1,10 @@
 // Who arms a claim's step-deadline timer (PipelineSettings.stepTimers, CLAIMS_STEP_TIMERS): with `lazy` (not the
 // default: docs/architecture.md says why) a claim decided in seconds sends no timer message, and a claim whose step was lost is moved on by the sweep's tick,
 // which arms the timer from then on; with `eager`, the default, the crew's start arms it; a hold ending arms it either way.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
-import { parseScenarios } from "../core/history/scenarios.ts";
 import type { LlmPort } from "../core/llm/index.ts";
-import { bundledConfig } from "./bundled-config.test-kit.ts";
+import { bundledConfig, bundledScenarios } from "./bundled-config.test-kit.ts";
 import { DEFAULT_PIPELINE_SETTINGS, stepTimersFromEnv } from "./deps.ts";
 import type { PipelineSettings } from "./deps.ts";
 import { createInProcessPipeline } from "./in-process.ts";
@@ -17,11 +15,8 @@ import { StepTimersSettingError } from "./errors.ts";
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const config = bundledConfig(NOW);
 /** The seed's two agents: a claim with a step after the first (the hold's end below arms the timer for it). */
-const TWO_AGENTS = { ...config.agent, crewShape: "two_agents" as const };
-const scenarios = parseScenarios(
-  readFileSync(new URL("../scenarios/scenarios.yaml", import.meta.url), "utf8"),
-  "scenarios.yaml",
-);
+const TWO_AGENTS = bundledConfig(NOW, { crewShape: "two_agents" }).agent;
+const scenarios = bundledScenarios();
 /** The first bundled scenario: a structured claim the rules model accepts, its refund executed at the decision. */
 const CLAIM = (scenarios[0]!.input as { claim: { order_id: string; amount_eur: number } }).claim;
 const rules = () => createRulesModel({ contract: config.agent.contract, responsibility: config.agent.responsibility });
