@@ -182,13 +182,15 @@ export const FUNCTIONS = {
     timeoutSeconds: 60,
     description:
       "Every 5 minutes: ticks RUNNING claims past their deadline, ends stalled ones in review, repairs review decisions",
-    // ExtractionQueue: a stalled free-text claim is restarted through extraction. Bus: a STALLED claim's review
+    // ExtractionQueue: a stalled free-text claim is restarted through extraction. ProposalsQueue: a claim whose crew
+    // completed but which no verdict finished has its proposal sent to the kernel again. Bus: a STALLED claim's review
     // events, and a review decision it finishes (repairReviews) announces ReviewDecided / RefundExecuted.
     access: {
       [LINKS.table]: tableWrite,
       [KEY]: personalData,
       [Q.crewEvents]: queueSend,
       [Q.extraction]: queueSend,
+      [Q.proposals]: queueSend,
       [LINKS.bus]: busPublish,
     },
   },

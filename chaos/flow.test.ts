@@ -112,8 +112,11 @@ describe("a planted bug is found", { timeout: 300_000 }, () => {
     expect(await violations(1, 30, lose, wanted)).toMatch(wanted);
   });
 
-  it("an orchestrator whose proposals go missing: claims the sweep's nudges never move, ended STALLED", async () => {
+  it("proposals that go missing every time they are sent: claims the sweep's nudges never move, ended STALLED", async () => {
+    // The sweep sends a lost proposal again (pipeline/decide/timers.ts); here every third claim's proposals are all
+    // lost, the sweep's too, so nothing can finish those claims.
     let n = 0;
+    const lost = new Map<string, boolean>();
     const wanted = /is stuck: the sweep ended it STALLED/;
     expect(
       await violations(
@@ -121,7 +124,13 @@ describe("a planted bug is found", { timeout: 300_000 }, () => {
         20,
         (d: PipelineDeps) => ({
           ...d,
-          queues: { ...d.queues, sendProposal: async (m) => (++n % 3 === 0 ? undefined : d.queues.sendProposal(m)) },
+          queues: {
+            ...d.queues,
+            sendProposal: async (m) => {
+              if (!lost.has(m.claim_id)) lost.set(m.claim_id, ++n % 3 === 0);
+              return lost.get(m.claim_id) ? undefined : d.queues.sendProposal(m);
+            },
+          },
         }),
         wanted,
       ),

@@ -112,6 +112,11 @@ export function createSweepHandler(
         });
         if (result.stalled.length > 0)
           logger.warn("claims stalled: moved to NEEDS_REVIEW", { stalled: result.stalled });
+        // A proposal sent again is a kernel message that never finished: its dead-letter queue says why.
+        if (result.resent)
+          logger.warn("proposals sent to the kernel again: no verdict finished their claims", {
+            claims: result.resent,
+          });
         if (result.returnsRepaired)
           logger.warn("returns completed after a crash: refund released or review opened", {
             claims: result.returnsRepaired,

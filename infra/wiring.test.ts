@@ -158,7 +158,7 @@ const EXPECTED_FUNCTIONS = {
   "functions/sweep.handler": {
     trigger: "schedule Sweep",
     llm: false,
-    links: ["Table", "PersonalDataKey", "CrewEventsQueue", "ExtractionQueue", "Bus"],
+    links: ["Table", "PersonalDataKey", "CrewEventsQueue", "ExtractionQueue", "ProposalsQueue", "Bus"],
   },
   "functions/batch.handler": {
     trigger: "schedule Batch",
@@ -1657,6 +1657,7 @@ const EXPECTED_GRANTS: Record<Handler, Record<string, string[]>> = {
     PersonalDataKms: KMS,
     CrewEventsQueue: SEND,
     ExtractionQueue: SEND,
+    ProposalsQueue: SEND,
     Bus: PUBLISH,
   },
   "functions/batch.handler": {

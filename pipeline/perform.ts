@@ -5,6 +5,7 @@ import { approvedAloneOnOrder } from "./approved-alone.ts";
 import { VersionConflictError } from "../core/errors.ts";
 import { KernelInputError, OrderDataError } from "../core/integrity/index.ts";
 import { announce } from "./payments.ts";
+import { sentProposalIn } from "./decide/crew-completion.ts";
 import type { EffectPorts, PipelineDeps } from "./deps.ts";
 import { splitSessionOutbox } from "./ports.ts";
 import type { Effect } from "./effects.ts";
@@ -204,6 +205,11 @@ async function answer(request: Request, ports: RequestPorts): Promise<Observatio
       return { kind: "announce" };
     case "session":
       return { kind: "session", session: await ports.sessions.loadSession(request.claimId) };
+    case "sent_proposal":
+      return {
+        kind: "sent_proposal",
+        proposal: sentProposalIn(await ports.audit.byDfid(request.dfid), request.claimId),
+      };
     case "has_time":
       return { kind: "has_time", hasTime: ports.hasTime ? ports.hasTime() : true };
     case "save_session": {

@@ -20,6 +20,7 @@ import { createInProcessPipeline, handleWork } from "./in-process.ts";
 import type { InMemoryWork } from "./in-memory.ts";
 import { handleCrewMessage } from "./orchestrator.ts";
 import { handleAgentStep } from "./worker.ts";
+import { replayClaim } from "../core/history/replay/index.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
@@ -420,6 +421,103 @@ describe("sweepStalledClaims", () => {
         .filter((e) => e.event_type === "AGENT_STEP_FAILED" && e.details.fixer)
         .map((e) => (e.details.fixer as { reason: string }).reason),
     ).toEqual(["stall"]);
+  });
+});
+
+describe("sweepStalledClaims, a proposal no verdict finished", () => {
+  /** A claim run until its crew completed and sent its proposal, the proposal's message taken off the queue. */
+  async function completedCrew(claimId: string) {
+    const { p, at } = pipeline();
+    await p.submit(
+      { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } },
+      { claimId },
+    );
+    let proposal: InMemoryWork | undefined;
+    for (let work = p.queues.take(); work; work = p.queues.take())
+      if (work.queue === "proposals") proposal = work;
+      else if (work.queue !== "timers") await handleWork(work, p.deps);
+    if (proposal?.queue !== "proposals") throw new Error("expected the crew's proposal");
+    // A step after a repair, a tick or a hold keeps a marked outbox, cleared once performed (decide/crew-step.ts):
+    // then nothing in the session says a proposal was sent, and a tick moves nothing.
+    const session = await p.deps.sessions.loadSession(claimId);
+    if (session && session.outbox.length > 0) await p.deps.sessions.clearOutbox(claimId, session.version);
+    return { p, at, proposal };
+  }
+
+  const claimVerdicts = (published: readonly { detailType: string; detail: unknown }[]) =>
+    published.filter((e) => e.detailType === "ClaimVerdict");
+
+  it("sends the proposal the audit records again when its message was lost, and the kernel decides it once", async () => {
+    const { p, at, proposal } = await completedCrew("clm_lost");
+    at(NOW + 300_001);
+    const sweep = await sweepStalledClaims(p.deps, SWEEP);
+    expect(sweep).toMatchObject({ examined: 1, resent: ["clm_lost"], ticked: [], stalled: [] });
+    const resent = p.queues.take();
+    if (resent?.queue !== "proposals") throw new Error(`expected the proposal again, got ${resent?.queue}`);
+    expect(resent.message).toEqual(proposal.message);
+    await handleWork(resent, p.deps);
+    // The lost message turns up after all: the same key, decided once.
+    await handleWork(proposal, p.deps);
+    await p.drain();
+    expect(await p.claims.getClaim("clm_lost")).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", executed: true });
+    expect((await p.deps.ledger.get("ord_001", undefined))?.claims).toEqual({ clm_lost: 29999 });
+    expect(claimVerdicts(p.publisher.published)).toHaveLength(1);
+    expect(replayClaim("clm_lost", p.auditEvents()).status).toBe("IDENTICAL");
+    // Decided: the next sweep finds nothing open.
+    at(NOW + 600_002);
+    expect((await sweepStalledClaims(p.deps, SWEEP)).examined).toBe(0);
+  });
+
+  it("finishes a verdict the kernel stored and published before it died, instead of ending the claim STALLED (found by npm run chaos)", async () => {
+    const { p, at, proposal } = await completedCrew("clm_cut");
+    // The kernel decides, reserves the refund and publishes the verdict, then dies on the claim's final update; its
+    // message goes to the dead-letter queue.
+    const dying = {
+      ...p.deps,
+      claims: {
+        ...p.deps.claims,
+        updateClaim: async (...args: Parameters<ClaimRepository["updateClaim"]>) => {
+          if (args[1].status === "DECIDED") throw new Error("the kernel's function died");
+          return p.deps.claims.updateClaim(...args);
+        },
+      },
+    };
+    await expect(handleWork(proposal, dying)).rejects.toThrow("died");
+    expect(claimVerdicts(p.publisher.published)).toHaveLength(1);
+    expect(await p.claims.getClaim("clm_cut")).toMatchObject({ status: "RUNNING" });
+    // Every sweep finds the claim and sends its proposal again; with its verdict stored, none ends it STALLED, however
+    // often the kernel fails again (here: the message lost) — a person's review would contradict the verdict made.
+    for (let round = 1; round <= SWEEP.maxTicks + 2; round++) {
+      at(NOW + round * 300_001);
+      const sweep = await sweepStalledClaims(p.deps, SWEEP);
+      expect(sweep).toMatchObject({ stalled: [], resent: ["clm_cut"] });
+      if (round <= SWEEP.maxTicks + 1) while (p.queues.take()); // lost again, but for the last one
+    }
+    await p.drain();
+    expect(await p.claims.getClaim("clm_cut")).toMatchObject({ status: "DECIDED", verdict: "ACCEPT", executed: true });
+    expect((await p.deps.ledger.get("ord_001", undefined))?.claims).toEqual({ clm_cut: 29999 });
+    // Published again by the repair (the claim's DECIDED record is what proves a publication, docs/kernel.md): the
+    // same verdict, which consumers take once by its id.
+    const verdictIds = claimVerdicts(p.publisher.published).map((e) => (e.detail as { verdict_id: string }).verdict_id);
+    expect(new Set(verdictIds).size).toBe(1);
+    expect(await p.deps.reviews.getReview("clm_cut")).toBeUndefined();
+    expect(replayClaim("clm_cut", p.auditEvents()).status).toBe("IDENTICAL");
+  });
+
+  it("ticks as before a completed crew whose outbox still holds the proposal (the tick performs it again)", async () => {
+    const { p, at } = pipeline();
+    await p.submit(
+      { claim: { order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Screen is dead" } },
+      { claimId: "clm_kept" },
+    );
+    for (let work = p.queues.take(); work; work = p.queues.take())
+      if (work.queue !== "proposals" && work.queue !== "timers") await handleWork(work, p.deps);
+    expect((await p.deps.sessions.loadSession("clm_kept"))?.outbox.length).toBeGreaterThan(0);
+    at(NOW + 300_001);
+    expect(await sweepStalledClaims(p.deps, SWEEP)).toMatchObject({ ticked: ["clm_kept"] });
+    expect((await sweepStalledClaims(p.deps, SWEEP)).resent).toBeUndefined();
+    await p.drain();
+    expect(await p.claims.getClaim("clm_kept")).toMatchObject({ status: "DECIDED", executed: true });
   });
 });
 

@@ -31,6 +31,11 @@ interface SweepResult {
   examined: number;
   restarted: string[];
   ticked: string[];
+  /**
+   * RUNNING claims whose crew had completed and sent its proposal, yet no verdict finished them: the proposal the
+   * audit records sent to the kernel again (only when there were any).
+   */
+  resent?: string[];
   /** Claims moved to NEEDS_REVIEW `STALLED` after `maxTicks` nudges that changed nothing. */
   stalled: string[];
   /** Review decisions that had been claimed but not finished, completed now. */
@@ -73,6 +78,7 @@ type SweepDeps = Pick<
   | "registry"
   | "settings"
   | "settlements"
+  | "sha256"
 >;
 
 const OPEN_STATUSES = ["RECEIVED", "RUNNING"] as const;
@@ -116,7 +122,7 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
   const cutoff = new Date(now - opts.stalledAfterMs).toISOString();
   const result: SweepResult = { examined: 0, restarted: [], ticked: [], stalled: [], reviewsRepaired: 0 };
   const hasTime = opts.hasTime ?? (() => true);
-  const policy = { agent: deps.agent, settings: deps.settings, maxTicks: opts.maxTicks };
+  const policy = { agent: deps.agent, settings: deps.settings, maxTicks: opts.maxTicks, sha256: deps.sha256 };
   const decide = (state: SweptState, observed: Observation) => decideSweptClaim(state, observed, policy);
   for await (const claim of openClaims(deps, opts.pageSize, cutoff)) {
     const outcome = await runDecider(startSweptClaim(claim, now, cutoff, policy), decide, { ...deps, hasTime });
@@ -125,6 +131,7 @@ export async function sweepStalledClaims(deps: SweepDeps, opts: SweepOptions): P
     result.examined++;
     if (outcome === "stalled") result.stalled.push(claim.claim_id);
     if (outcome === "restarted" || outcome === "ticked") result[outcome].push(claim.claim_id);
+    if (outcome === "resent") result.resent = [...(result.resent ?? []), claim.claim_id];
   }
   if (!hasTime()) return { ...result, stoppedEarly: true };
   result.reviewsRepaired = await repairReviews(deps, opts.pageSize);

@@ -6,6 +6,8 @@ import { crewFailureReview } from "../../core/agents/crew.ts";
 import { RefundProposalOutputSchema } from "../../core/claim/proposal-output.ts";
 import { selfCheck } from "../../core/agents/self-check.ts";
 import { buildProposal } from "../../core/integrity/index.ts";
+import type { AuditEvent, PolicyProposal } from "../../core/integrity/index.ts";
+import { AUDIT_EVENTS } from "../../core/history/audit-events.ts";
 import { claimAudit } from "./audit.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { Effect } from "../effects.ts";
@@ -144,4 +146,20 @@ function completionEffects(output: unknown, record: ClaimRecord, now: number, po
       message: { claim_id: record.claim_id, dfid: record.dfid, proposal },
     },
   ];
+}
+
+/**
+ * The proposal a claim's crew sent to the kernel, as its AGENT_DECISION audit event records it (the latest of the
+ * claim's, among a flow's `events`); undefined when none is recorded or it no longer parses. The sweep sends it again
+ * for a claim whose crew completed but which no verdict finished (decide/timers.ts): the very proposal, so the kernel
+ * finds the verdict it stored under its key, or decides on what the audit already says crossed the wall.
+ */
+export function sentProposalIn(events: readonly AuditEvent[], claimId: string): PolicyProposal | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.event_type !== "AGENT_DECISION" || event.details.claim_id !== claimId) continue;
+    const parsed = AUDIT_EVENTS.AGENT_DECISION.safeParse(event.details);
+    return parsed.success ? parsed.data.proposal : undefined;
+  }
+  return undefined;
 }

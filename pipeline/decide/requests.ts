@@ -7,7 +7,7 @@ import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
 import type { ReviewRecord } from "../../core/kernel/review.ts";
 import type { SettlementRecord } from "../../core/kernel/settlement.ts";
 import type { ORDER_SOURCE_UNAVAILABLE } from "../../core/kernel/reason-codes.ts";
-import type { Order } from "../../core/integrity/index.ts";
+import type { Order, PolicyProposal } from "../../core/integrity/index.ts";
 import type { ClaimExtractionOutput } from "../../core/claim/proposal-output.ts";
 import type { LlmResult, LlmStructuredRequest } from "../../core/llm/index.ts";
 import type { Effect } from "../effects.ts";
@@ -72,6 +72,8 @@ export type Request =
   | { kind: "announce"; settlement: SettlementRecord }
   /** The claim's crew session. */
   | { kind: "session"; claimId: string }
+  /** The proposal the claim's crew sent to the kernel, as its AGENT_DECISION audit event records it (the latest one). */
+  | { kind: "sent_proposal"; claimId: string; dfid: string }
   /** Whether the run has time left for one more claim (a sweep stops before its Lambda's timeout). */
   | { kind: "has_time" }
   /** The crew session saved with its outbox, conditionally on its version (a conflict is thrown: the batch is retried). */
@@ -105,6 +107,7 @@ export type Observation =
   | { kind: "settlement_update"; conflict: boolean }
   | { kind: "announce" }
   | { kind: "session"; session: StoredSession | undefined }
+  | { kind: "sent_proposal"; proposal: PolicyProposal | undefined }
   | { kind: "has_time"; hasTime: boolean }
   /** The session saved: the outbox's effects still to perform (its own audit events went with the save). */
   | { kind: "save_session"; rest: Effect[] }

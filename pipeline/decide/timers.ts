@@ -3,6 +3,8 @@
 // Each process one `decide(state, observation) → { effects, next }`; the shells (pipeline/timers.ts,
 // pipeline/overdue.ts) read the claims, perform and loop. Pure.
 import type { ClaimRecord } from "../../core/kernel/claim-record.ts";
+import { idempotencyKeyOf } from "../../core/integrity/index.ts";
+import type { PolicyProposal } from "../../core/integrity/index.ts";
 import { isFinal } from "../../core/kernel/claim-record.ts";
 import type { PipelineDeps, PipelineSettings } from "../deps.ts";
 import type { Effect } from "../effects.ts";
@@ -213,10 +215,18 @@ export function decideRelease(state: ReleaseState, observed: Observation): Outco
 }
 
 /** What the sweep does with one open claim it found: skipped (recent, or waiting for the model), or examined. */
-export type SweptOutcome = "recent" | "held" | "out_of_time" | "moved_on" | "stalled" | "restarted" | "ticked";
+export type SweptOutcome =
+  | "recent"
+  | "held"
+  | "out_of_time"
+  | "moved_on"
+  | "stalled"
+  | "restarted"
+  | "ticked"
+  | "resent";
 
 /** What the sweep decides with: the nudges before STALLED, the hold's settings, the contract (customer limits). */
-export type SweepPolicy = Pick<PipelineDeps, "agent"> & {
+export type SweepPolicy = Pick<PipelineDeps, "agent" | "sha256"> & {
   settings: Pick<PipelineSettings, "llmOutageHoldMs">;
   maxTicks: number;
 };
@@ -225,9 +235,11 @@ export type SweepPolicy = Pick<PipelineDeps, "agent"> & {
 export type SweptState =
   | { at: "time_left"; claim: ClaimRecord; now: number }
   | { at: "session"; claim: ClaimRecord; now: number }
+  | { at: "sent_proposal"; claim: ClaimRecord; now: number; sessionVersion: number }
+  | { at: "stored_verdict"; claim: ClaimRecord; now: number; sessionVersion: number; proposal: PolicyProposal }
   | { at: "stalled"; claim: ClaimRecord; effects: Effect[] }
   | { at: "release"; release: ReleaseState }
-  | { at: "counted"; claim: ClaimRecord; now: number; hasSession?: boolean };
+  | { at: "counted"; claim: ClaimRecord; now: number; hasSession?: boolean; resend?: PolicyProposal };
 
 /**
  * The sweep's process for one open claim not updated since `cutoff` (ISO): a claim waiting for the model has its
@@ -265,7 +277,30 @@ export function decideSweptClaim(
     }
     case "session": {
       const session = observedAs(observed, "session").session;
-      return swept(state.claim, session?.version ?? 0, state.now, policy, session !== undefined);
+      const { claim, now } = state;
+      // The crew completed and its outbox was performed, yet the claim is still RUNNING: its proposal was sent, and no
+      // verdict finished it (the kernel's message went to its dead-letter queue, maybe after the verdict was stored or
+      // published). A tick moves nothing there; the proposal the audit records is sent again instead.
+      if (session !== undefined && crewCompleted(session.snapshot) && session.outbox.length === 0)
+        return ask(
+          { kind: "sent_proposal", claimId: claim.claim_id, dfid: claim.dfid },
+          { at: "sent_proposal", claim, now, sessionVersion: session.version },
+        );
+      return swept(claim, session?.version ?? 0, now, policy, session !== undefined);
+    }
+    case "sent_proposal": {
+      const { proposal } = observedAs(observed, "sent_proposal");
+      if (proposal === undefined) return swept(state.claim, state.sessionVersion, state.now, policy, true);
+      const key = idempotencyKeyOf(proposal, state.claim.dfid, policy.sha256);
+      return ask({ kind: "verdict", key }, { ...state, at: "stored_verdict", proposal });
+    }
+    case "stored_verdict": {
+      const { claim, proposal } = state;
+      // The kernel stored its verdict (and may have paid and published it): the decision is made, and only the kernel
+      // can finish it. The proposal goes to it again at every sweep, never counted towards STALLED: a person's review
+      // beside a verdict already made would contradict it (the kernel's dead-letter alarm says it keeps failing).
+      if (observedAs(observed, "verdict").verdict !== undefined) return done("resent", [proposalSent(claim, proposal)]);
+      return swept(claim, state.sessionVersion, state.now, policy, true, proposal);
     }
     case "stalled": {
       if (!observedAs(observed, "claim_update").changed) return done("moved_on");
@@ -282,13 +317,33 @@ export function decideSweptClaim(
         (r): SweptState => ({ at: "release", release: r }),
         (): Outcome<SweptOutcome, SweptState> => done("stalled"),
       );
-    case "counted":
+    case "counted": {
       observedAs(observed, "claim_update");
-      return nudge(state.claim, state.now, state.hasSession);
+      const { claim, resend } = state;
+      if (resend === undefined) return nudge(claim, state.now, state.hasSession);
+      return done("resent", [proposalSent(claim, resend)]);
+    }
   }
 }
 
-function swept(claim: ClaimRecord, sessionVersion: number, now: number, policy: SweepPolicy, hasSession?: boolean) {
+/** The claim's proposal sent to the kernel (again). */
+function proposalSent(claim: ClaimRecord, proposal: PolicyProposal): Effect {
+  return { kind: "proposal", message: { claim_id: claim.claim_id, dfid: claim.dfid, proposal } };
+}
+
+/** Whether a stored crew snapshot is one that ended with an output (core/crew/snapshot.ts). */
+function crewCompleted(snapshot: unknown): boolean {
+  return typeof snapshot === "object" && snapshot !== null && (snapshot as { status?: unknown }).status === "completed";
+}
+
+function swept(
+  claim: ClaimRecord,
+  sessionVersion: number,
+  now: number,
+  policy: SweepPolicy,
+  hasSession?: boolean,
+  resend?: PolicyProposal,
+) {
   const decision = sweepDecision(claim, sessionVersion, now, policy.maxTicks);
   if ("stalled" in decision) {
     const { patch, onlyFrom, effects } = decision.stalled;
@@ -310,6 +365,7 @@ function swept(claim: ClaimRecord, sessionVersion: number, now: number, policy: 
     claim,
     now,
     ...(hasSession === undefined ? {} : { hasSession }),
+    ...(resend === undefined ? {} : { resend }),
   } as SweptState);
 }
 
