@@ -62,9 +62,9 @@ function readBatchMode(): "off" | "batch" {
 }
 
 /**
- * Who arms a claim's first step-deadline timer (CLAIMS_STEP_TIMERS, docs/architecture.md#timers-and-the-sweep): `eager`
- * (default), the crew's start (one timer message per claim, ~$1.12 per million claims; a lost step recovered at its
- * deadline); `lazy`, the sweep's first tick of a claim still open after its cutoff.
+ * Who arms a claim's first step-deadline timer (CLAIMS_STEP_TIMERS, docs/architecture.md#timers-and-the-sweep): `lazy`
+ * (default), the sweep's first tick of a claim still open after its cutoff; `eager`, the crew's start (one timer
+ * message per claim, ~$1.12 per million claims; a lost step recovered at its deadline instead of within the sweep's).
  */
 function readStepTimers(): StepTimerMode {
   const raw = read(STEP_TIMERS_VAR, DEFAULT_STEP_TIMER_MODE);
@@ -293,7 +293,7 @@ export const settings = {
     /** How long such a claim waits for its batch before a person gets it. */
     batchHoldS: readInt("LLM_BATCH_HOLD_S", 90_000, 60, 604_800),
   },
-  /** Who arms a claim's first step-deadline timer: the crew's start (`eager`, default) or the sweep (`lazy`). */
+  /** Who arms a claim's first step-deadline timer: the sweep (`lazy`, default) or the crew's start (`eager`). */
   stepTimers: readStepTimers(),
   api: readApiThrottle(),
   batch: {

@@ -348,10 +348,10 @@ describe("sst.config.ts wiring (stage test)", () => {
     );
 
     it.each(Object.keys(EXPECTED_FUNCTIONS))(
-      "%s gets CLAIMS_STEP_TIMERS, eager unless the deploy says lazy (the orchestrator arms the timers)",
+      "%s gets CLAIMS_STEP_TIMERS, lazy unless the deploy says eager (the orchestrator arms the timers)",
       (handler) => {
         expect((functionFor(r, handler as Handler).args.environment as Record<string, string>).CLAIMS_STEP_TIMERS).toBe(
-          "eager",
+          "lazy",
         );
       },
     );
@@ -890,10 +890,10 @@ describe("deploy-time settings", () => {
     expect(unwrap(mapping?.args.scalingConfig)).toEqual({ maximumConcurrency: 4 });
   });
 
-  it("gives every function CLAIMS_STEP_TIMERS=lazy when the deploy says so", async () => {
-    const lazy = await evaluate("test", { CLAIMS_STEP_TIMERS: "lazy" });
-    expect(functionFor(lazy, "functions/orchestrator.handler").args.environment).toMatchObject({
-      CLAIMS_STEP_TIMERS: "lazy",
+  it("gives every function CLAIMS_STEP_TIMERS=eager when the deploy says so", async () => {
+    const eager = await evaluate("test", { CLAIMS_STEP_TIMERS: "eager" });
+    expect(functionFor(eager, "functions/orchestrator.handler").args.environment).toMatchObject({
+      CLAIMS_STEP_TIMERS: "eager",
     });
   });
 

@@ -1,7 +1,7 @@
-// Who arms a claim's step-deadline timer, on the emulators through the real SDK (CLAIMS_STEP_TIMERS): with `lazy` (not the
-// default), a structured claim decided end to end sends nothing to the timers queue, and a claim whose first step
-// message was lost is moved on by the sweep, whose tick times the step out and arms the timer; with `eager`, the
-// default, the crew's start sends the claim's one timer.
+// Who arms a claim's step-deadline timer, on the emulators through the real SDK (CLAIMS_STEP_TIMERS): with `lazy`, the
+// default, a structured claim decided end to end sends nothing to the timers queue, and a claim whose first step
+// message was lost is moved on by the sweep, whose tick times the step out and arms the timer; with `eager` the
+// crew's start sends the claim's one timer, as before.
 import { describe, expect, it } from "vitest";
 import type { FunctionKey } from "../app/manifest.ts";
 import type { PipelineDeps } from "../pipeline/deps.ts";
@@ -25,8 +25,8 @@ const timerBodies = (s: LocalStack, sends: ReturnType<typeof recordSends>) =>
   sends.sent.filter((m) => m.queueUrl === s.queues.timers.url).map((m) => JSON.parse(m.body) as unknown);
 
 describe("step timers on the local stack", () => {
-  it("lazy: a structured claim decided end to end sends no timer message", async () => {
-    const { s, sends } = await start({ stepTimers: "lazy" });
+  it("lazy (the default): a structured claim decided end to end sends no timer message", async () => {
+    const { s, sends } = await start();
     const record = await decideOnStack(s, { claim: CLAIM });
     await s.drained();
     expect(record.status === "DECIDED" || record.status === "NEEDS_REVIEW").toBe(true);

@@ -68,16 +68,15 @@ export interface PipelineSettings {
   orderSourceWaitMs?: number;
   /**
    * Who arms a claim's step-deadline timer first (CLAIMS_STEP_TIMERS, docs/architecture.md#timers-and-the-sweep):
-   * `eager` (absent: the default) — the crew's start, for its first step deadline; `lazy` — the sweep's first tick of a
-   * claim still open after its cutoff, so a claim decided in seconds sends no timer message (docs/architecture.md says
-   * why it is not the default). Ticks re-arm it either way.
+   * `lazy` (absent: the default) — the sweep's first tick of a claim still open after its cutoff, so a claim decided in
+   * seconds sends no timer message; `eager` — the crew's start, for its first step deadline. Ticks re-arm it either way.
    */
   stepTimers?: StepTimerMode;
 }
 
 export type { StepTimerMode } from "../core/claim/step-timers.ts";
 
-/** CLAIMS_STEP_TIMERS: `eager` (unset: the default) or `lazy`; anything else is an error naming the variable. */
+/** CLAIMS_STEP_TIMERS: `lazy` (unset: the default) or `eager`; anything else is an error naming the variable. */
 export function stepTimersFromEnv(env: Readonly<Record<string, string | undefined>>): StepTimerMode {
   const raw = env[STEP_TIMERS_VAR];
   const mode = stepTimerModeOf(raw);

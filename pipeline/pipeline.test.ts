@@ -31,9 +31,18 @@ const FAILING_MODEL: LlmPort = {
   }),
 };
 
-/** A pipeline on the rules model and the clock `now`, with the first bundled scenario submitted (not yet run). */
+/** The crew's start arms the claim's step timer (CLAIMS_STEP_TIMERS=eager), for the tests about that timer. */
+const EAGER_TIMERS = { ...DEFAULT_PIPELINE_SETTINGS, stepTimers: "eager" as const };
+
+/** A pipeline on the rules model and the clock `now` (eager step timers), the first bundled scenario submitted (not yet run). */
 async function submitFirstScenario(now: () => number) {
-  const p = createInProcessPipeline({ agent: TWO_AGENTS, orders: config.orders, llm: rules(), clock: { now } });
+  const p = createInProcessPipeline({
+    agent: TWO_AGENTS,
+    orders: config.orders,
+    llm: rules(),
+    clock: { now },
+    settings: EAGER_TIMERS,
+  });
   const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
   return { p, claimId: submitted.ok ? submitted.claimId : "" };
 }
@@ -332,7 +341,13 @@ describe("the in-process pipeline with the rules model", () => {
   });
 
   it("never waits forever on a worker that died: a tick past the step deadline hands the step to the fixer", async () => {
-    const p = pipeline(undefined, TWO_AGENTS);
+    const p = createInProcessPipeline({
+      agent: TWO_AGENTS,
+      orders: config.orders,
+      llm: rules(),
+      clock: { now: () => NOW },
+      settings: EAGER_TIMERS,
+    });
     const submitted = await p.submit({ claim: (scenarios[0]!.input as { claim: object }).claim });
     const claimId = submitted.ok ? submitted.claimId : "";
     const start = p.queues.take();
@@ -496,8 +511,9 @@ describe("the crew step's outbox: marked only where nothing that comes later pro
   it("decides a structured claim with no marker: each answer proves the step before it, the verdict the last one", async () => {
     const { p, cleared, steps } = recorded();
     const claimId = await start(p);
-    // The start's outbox: the timer, then its one agent step last (the claim was stored RUNNING: no update).
-    expect((await p.deps.sessions.loadSession(claimId))?.outbox.map((e) => e.kind)).toEqual(["timer", "agent_step"]);
+    // The start's outbox: its one agent step (the claim was stored RUNNING: no update; no timer: the sweep arms the
+    // first one of a claim still open after its cutoff, stepTimers lazy by default).
+    expect((await p.deps.sessions.loadSession(claimId))?.outbox.map((e) => e.kind)).toEqual(["agent_step"]);
     await p.drain();
     const record = await p.claims.getClaim(claimId);
     expect(record).toMatchObject({ status: "DECIDED", verdict: "ACCEPT" });

@@ -1,6 +1,6 @@
-// Who arms a claim's step-deadline timer (PipelineSettings.stepTimers, CLAIMS_STEP_TIMERS): with `lazy` (not the
-// default: docs/architecture.md says why) a claim decided in seconds sends no timer message, and a claim whose step was lost is moved on by the sweep's tick,
-// which arms the timer from then on; with `eager`, the default, the crew's start arms it; a hold ending arms it either way.
+// Who arms a claim's step-deadline timer (PipelineSettings.stepTimers, CLAIMS_STEP_TIMERS): with `lazy`, the default,
+// a claim decided in seconds sends no timer message, and a claim whose step was lost is moved on by the sweep's tick,
+// which arms the timer from then on; with `eager` the crew's start arms it, as before; a hold ending arms it either way.
 import { describe, expect, it } from "vitest";
 import { createRulesModel } from "../core/agents/rules-model.ts";
 import type { LlmPort } from "../core/llm/index.ts";
@@ -55,10 +55,10 @@ const ONE_REFUND = {
   refundedCents: CLAIM.amount_eur * 100,
 };
 
-describe("step timers lazy: the sweep arms a claim's first timer", () => {
+describe("step timers lazy (the default): the sweep arms a claim's first timer", () => {
   it("decides a structured claim end to end without a timer message", async () => {
-    const { p } = pipeline({ stepTimers: "lazy" });
-    expect(p.deps.settings.stepTimers).toBe("lazy");
+    const { p } = pipeline();
+    expect(p.deps.settings.stepTimers).toBeUndefined(); // the default settings say nothing: lazy
     const { record } = await p.decide({ claim: CLAIM });
     expect(record).toMatchObject({ status: "DECIDED", verdict: "ACCEPT" });
     expect(p.queues.timers).toEqual([]);
@@ -153,8 +153,8 @@ describe("step timers eager: the crew's start arms the claim's timer, as before"
 
 describe("CLAIMS_STEP_TIMERS", () => {
   it.each([
-    [undefined, "eager"],
-    ["", "eager"],
+    [undefined, "lazy"],
+    ["", "lazy"],
     ["lazy", "lazy"],
     [" Eager ", "eager"],
   ] as const)("reads %j as %s", (raw, mode) => {

@@ -1,17 +1,17 @@
 // The step timers setting (CLAIMS_STEP_TIMERS), defined once: the pipeline reads it at the edge, infra/ at deploy.
 
 /**
- * Who arms a claim's first step-deadline timer (docs/architecture.md#timers-and-the-sweep): `eager` (the default) —
- * the crew's start, for its first step deadline; `lazy` — the sweep's first tick of a claim still open after its
- * cutoff, so a claim decided in seconds sends no timer message. Ticks re-arm the timer either way.
+ * Who arms a claim's first step-deadline timer (docs/architecture.md#timers-and-the-sweep): `lazy` (the default) —
+ * the sweep's first tick of a claim still open after its cutoff, so a claim decided in seconds sends no timer message;
+ * `eager` — the crew's start, for its first step deadline. Ticks re-arm the timer either way.
  */
 export const STEP_TIMER_MODES = ["lazy", "eager"] as const;
 
 /** A step timers setting. */
 export type StepTimerMode = (typeof STEP_TIMER_MODES)[number];
 
-/** The default: the crew's start arms a claim's first step timer (lazy leaves it to the sweep; docs/architecture.md). */
-export const DEFAULT_STEP_TIMER_MODE: StepTimerMode = "eager";
+/** The default: the sweep arms a claim's first step timer. */
+export const DEFAULT_STEP_TIMER_MODE: StepTimerMode = "lazy";
 
 /** The variable that sets it. */
 export const STEP_TIMERS_VAR = "CLAIMS_STEP_TIMERS";

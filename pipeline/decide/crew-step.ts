@@ -4,7 +4,6 @@
 // answered steps audited, the step requests, the proposal, a review), ending the outage hold, arming (at the start
 // only with `stepTimers: "eager"`) and re-arming the claim's one timer, and the outbox saved with the snapshot — which
 // of its effects the answer to its last agent step proves (decide/outbox.ts). Pure.
-import { DEFAULT_STEP_TIMER_MODE } from "../../core/claim/step-timers.ts";
 import { initialCrewSnapshot, stepCrewMany } from "../../core/crew/index.ts";
 import type { CrewBatchResult, JsonValue } from "../../core/crew/index.ts";
 import { claimsCrewGraph, claimsCrewGraphOfSnapshot, claimsCrewInput, crewNameFor } from "../../core/agents/crew.ts";
@@ -75,7 +74,7 @@ export function crewStep(input: CrewStepInput, now: number, policy: CrewPolicy):
   // for an unreachable model (the outage hold, docs/llm.md), the crew is not told the time: its waiting step
   // would time out and go to the fixer, which needs the model too. The answer, when it comes, is on time.
   const held = isHeld(record, now, policy.settings);
-  const eager = (policy.settings.stepTimers ?? DEFAULT_STEP_TIMER_MODE) === "eager";
+  const eager = policy.settings.stepTimers === "eager";
   let rootInput: JsonValue | undefined;
   let exists = session !== undefined;
   const inbound: unknown[] = [];

@@ -112,19 +112,25 @@ describe("decideCrew: a claim's start", () => {
   it("triages first; a claim that can pass starts its crew: RUNNING, CREW_STARTED, the first step sent last", () => {
     const world = received();
     expect(walk(world, [start], [[RECEIPT]])).toEqual({
-      trace: [
-        "? verdict",
-        "? now",
-        "? order",
-        "? ledger",
-        "? now",
-        "? save_session",
-        "claim_update + timer + agent_step",
-      ],
+      trace: ["? verdict", "? now", "? order", "? ledger", "? now", "? save_session", "claim_update + agent_step"],
       outcomes: ["STARTED"],
     });
-    // The save keeps the receipt and CREW_STARTED with the session (one write); the witness goes last.
+    // The save keeps the receipt and CREW_STARTED with the session (one write); the witness goes last. No timer: the
+    // sweep arms the first one of a claim still open after its cutoff (stepTimers lazy, the default).
     expect(world.saved).toMatchObject({ version: 1 });
+    expect(shape(world.saved!.outbox)).toEqual([
+      "audit CLAIM_RECEIVED",
+      "claim_update",
+      "audit CREW_STARTED",
+      "agent_step",
+    ]);
+    expect(world.saved!.outbox.at(-1)).toMatchObject({ witness: "start" });
+  });
+
+  it("arms the claim's timer for its first step deadline at the start with eager step timers", () => {
+    const world = received();
+    const eager = { ...policy, settings: { ...policy.settings, stepTimers: "eager" as const } };
+    expect(walk(world, [start], [[RECEIPT]], eager).trace.at(-1)).toBe("claim_update + timer + agent_step");
     expect(shape(world.saved!.outbox)).toEqual([
       "audit CLAIM_RECEIVED",
       "claim_update",
@@ -132,7 +138,11 @@ describe("decideCrew: a claim's start", () => {
       "timer",
       "agent_step",
     ]);
-    expect(world.saved!.outbox.at(-1)).toMatchObject({ witness: "start" });
+    expect(world.saved!.outbox.find((e) => e.kind === "timer")).toEqual({
+      kind: "timer",
+      claimId: "clm_1",
+      dueMs: NOW + policy.settings.timeouts.analystMs,
+    });
   });
 
   it("decides a claim the kernel's rules reject without a crew: the receipt first, on its own, then the verdict", () => {
@@ -161,7 +171,7 @@ describe("decideCrew: a claim's start", () => {
     expect(walk(received(), [start], [[]], off).trace).toEqual([
       "? now",
       "? save_session",
-      "claim_update + timer + agent_step",
+      "claim_update + agent_step",
     ]);
   });
 
@@ -199,13 +209,7 @@ describe("decideCrew: the outbox before the step", () => {
     const world = received();
     walk(world, [start]);
     const repaired = walk(world, [start]);
-    expect(repaired.trace).toEqual([
-      "? now",
-      "claim_update + timer + agent_step",
-      "? clear_outbox",
-      "? claim",
-      "? now",
-    ]);
+    expect(repaired.trace).toEqual(["? now", "claim_update + agent_step", "? clear_outbox", "? claim", "? now"]);
     expect(repaired.outcomes).toEqual(["REPAIRED"]);
     expect(world.session!.outbox).toEqual([]);
   });
@@ -226,7 +230,7 @@ describe("decideCrew: the outbox before the step", () => {
     expect(walked).toEqual({
       trace: [
         "? now",
-        "claim_update + timer",
+        "claim_update",
         "? clear_outbox",
         "? claim",
         "? now",
