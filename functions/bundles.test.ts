@@ -1,6 +1,7 @@
 // The deployed functions read the refund policy as pre-parsed JSON (functions/composition/policy.ts), so no Lambda
 // bundle but the batch's (which reads its claims file) carries a YAML parser; and only the two LLM callers carry
-// the openai SDK. Bundled as `sst deploy` bundles them (esbuild, bench/bundles.bench.ts measures the sizes).
+// the openai SDK. Bundled with esbuild as `sst deploy` resolves them, all handlers in one split build (below);
+// bench/bundles.bench.ts builds each alone with SST's options and measures the sizes.
 import { readdirSync } from "node:fs";
 import { build } from "esbuild";
 import type { Metafile } from "esbuild";
