@@ -1,7 +1,6 @@
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAgentRegistry } from "../integrity/registry.ts";
 import { buildProposal } from "../integrity/proposal.ts";
 import { parseIsoMs } from "../integrity/time.ts";
@@ -13,8 +12,12 @@ import { resolveDate } from "../claim/relative-date.ts";
 import { parseScenarios } from "../history/scenarios.ts";
 
 // Verdicts never depend on the machine's time zone (docs/config.md): a timestamp without an offset is UTC.
-// The table below is computed under several TZ values in this process (Node re-reads process.env.TZ when it
-// is assigned), and the kernel's own test files are run again in child processes under other time zones.
+// Everything here runs in this process under other TZ values: Node re-reads process.env.TZ when it is assigned
+// (checked on Node 20.20.2), for Date and for every Intl object made afterwards; an Intl.DateTimeFormat made before
+// keeps the zone it was made in (the last block checks core/ makes none). The table below is computed under several
+// zones, and the kernel's own test files are run again under two. The file shares a quick-tier worker with other
+// files (isolate: false): TZ is set with vi.stubEnv and undone after every test, passed or failed, and after the
+// collection that imports the kernel's files under a zone.
 
 const ZONES = ["UTC", "Asia/Tokyo", "America/Los_Angeles", "Pacific/Kiritimati", "Pacific/Pago_Pago"];
 const NOW_MS = Date.UTC(2026, 2, 20, 9); // 2026-03-20T09:00:00Z: the fixture's run clock
@@ -81,15 +84,13 @@ function decisionsTable() {
   };
 }
 
-const originalTz = process.env.TZ;
 afterEach(() => {
-  if (originalTz === undefined) delete process.env.TZ;
-  else process.env.TZ = originalTz;
+  vi.unstubAllEnvs();
 });
 
 describe("decisions do not depend on the machine's time zone", () => {
   it("reads offset-less dates as UTC, so the fixture's window boundary row is decided the same everywhere", () => {
-    process.env.TZ = "Asia/Tokyo";
+    vi.stubEnv("TZ", "Asia/Tokyo");
     // The check is only meaningful if this process really switched zones.
     expect(new Date(2026, 0, 1).getTimezoneOffset()).toBe(-540);
     const table = decisionsTable();
@@ -107,52 +108,64 @@ describe("decisions do not depend on the machine's time zone", () => {
   });
 
   it.each(ZONES.slice(1))("gives the same table under TZ=%s as under UTC", (zone) => {
-    process.env.TZ = "UTC";
+    vi.stubEnv("TZ", "UTC");
     const utc = decisionsTable();
-    process.env.TZ = zone;
+    vi.stubEnv("TZ", zone);
     expect(decisionsTable()).toEqual(utc);
   });
 });
 
-/** The environment without this vitest worker's own variables, so the child is a fresh run. */
-function withoutVitestEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS" && k !== "TEST"),
-  );
-}
+/** Minutes west of UTC on 2026-01-01 (Date's getTimezoneOffset) in the zones the kernel's tests run again under. */
+const OFFSETS: Record<string, number> = { "Asia/Tokyo": -540, "America/Los_Angeles": 480 };
 
 describe("the kernel's tests under other time zones", () => {
-  const run = promisify(execFile);
-  const root = new URL("../..", import.meta.url).pathname;
-  // Not this file: its table sets TZ itself in each test, so it reads the same under any zone the child starts in.
-  // The three are quick-tier tests: the child runs that project alone, in one worker (a second one, or the slow
-  // project's, would import vitest and the kernel again for nothing).
-  const files = ["core/kernel/kernel.test.ts", "core/integrity/time.test.ts", "core/claim/config.test.ts"];
+  // Not this file: its table sets TZ itself in each test.
+  const files = ["./kernel.test.ts", "../integrity/time.test.ts", "../claim/config.test.ts"];
 
-  // A child vitest per zone (the child skips this block, so it does not recurse).
-  it.skipIf(process.env.CLAIMS_TZ_CHILD === "1").each(["Asia/Tokyo", "America/Los_Angeles"])(
-    "pass under TZ=%s",
-    async (zone) => {
-      const vitest = new URL("../../node_modules/vitest/vitest.mjs", import.meta.url).pathname;
-      const { stdout } = await run(
-        process.execPath,
-        [vitest, "run", "--project", "quick", ...files, "--reporter=dot"],
-        {
-          cwd: root,
-          env: {
-            ...withoutVitestEnv(process.env),
-            TZ: zone,
-            CLAIMS_TZ_CHILD: "1",
-            CLAIMS_TEST_WORKERS: "1",
-            NO_COLOR: "1",
-          },
-          maxBuffer: 16 * 1024 * 1024,
-        },
-      ).catch((e: { stdout?: string; stderr?: string }) => {
-        throw new Error(`the kernel tests fail under TZ=${zone}:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  for (const [zone, offset] of Object.entries(OFFSETS)) {
+    // Each file is imported afresh for the zone (its own module under `?zone=`), so its tests are collected here,
+    // its top-level code runs in the zone, and each of its tests runs in it too. The modules it tests are this
+    // worker's, loaded in the worker's own zone: a zone read once when a module loads goes unseen here (a child
+    // process started in the zone would see it); the last block refuses the usual ways of keeping one.
+    describe(`TZ=${zone}`, async () => {
+      beforeEach(() => {
+        vi.stubEnv("TZ", zone);
       });
-      expect(stdout).toMatch(/Test Files\s+3 passed/);
-    },
-    120_000,
-  );
+
+      it("runs in that zone", () => {
+        expect(new Date(2026, 0, 1).getTimezoneOffset()).toBe(offset);
+        expect(new Intl.DateTimeFormat().resolvedOptions().timeZone).toBe(zone);
+      });
+
+      vi.stubEnv("TZ", zone);
+      try {
+        for (const file of files) await import(`${file}?zone=${zone}`);
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    });
+  }
+});
+
+/** Every source file of core/ (no tests, no test support), relative to core/. */
+function coreSources(dir = new URL("..", import.meta.url).pathname, prefix = ""): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(prefix, e.name);
+    if (e.isDirectory()) return e.name === "testing" ? [] : coreSources(join(dir, e.name), path);
+    return /(?<!\.test|\.test-kit|\.d)\.ts$/.test(e.name) ? [path] : [];
+  });
+}
+
+describe("core/ reads the machine's zone only when it runs", () => {
+  it("makes no Intl.DateTimeFormat and reads no zone offset, which a module could keep from when it loaded", () => {
+    const root = new URL("..", import.meta.url);
+    const sources = coreSources();
+    expect(sources).toContain("kernel/kernel.ts");
+    const readers = sources.filter((file) =>
+      /Intl\.DateTimeFormat|getTimezoneOffset|resolvedOptions\(\)\.timeZone/.test(
+        readFileSync(new URL(file, root), "utf8"),
+      ),
+    );
+    expect(readers, "switching TZ in this process would not reach a zone kept at load").toEqual([]);
+  });
 });
