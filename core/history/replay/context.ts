@@ -4,6 +4,7 @@ import { canonicalize } from "../../crew/index.ts";
 import type { AuditEvent, ResponsibilityContract } from "../../integrity/index.ts";
 import type { CrewFailureCause } from "../../agents/crew.ts";
 import { STAGE_EVENTS } from "./events.ts";
+import type { ReplayMemo } from "./memo.ts";
 import type { ReplayDetails, ReplayStage, ReplayableKind } from "./events.ts";
 
 /** IDENTICAL: every step reproduces; DIFFERENT: a step gives another result; INCOMPLETE: something could not be replayed or is missing. */
@@ -61,6 +62,11 @@ export interface ReplayOptions {
    * (and with it the escalation of a resubmitted claim) does not replay IDENTICAL.
    */
   claimRecord?: { parent_claim_id?: string | undefined };
+  /**
+   * Reads to share with other replays of the same event objects (`replayMemo()`): for a caller replaying many edited
+   * copies of one audit. Its events must not change in place while it is in use, nor the values a result holds.
+   */
+  memo?: ReplayMemo;
 }
 
 /** One of the claim's recorded events, with its 1-based position among them and its parsed details. */
