@@ -15,7 +15,6 @@ import { crewFailureReview } from "../../agents/crew.ts";
 import { resubmittedClaimIdFor, reviewIdFor } from "../../kernel/review.ts";
 import { RefundProposalOutputSchema } from "../../claim/proposal-output.ts";
 import { selfCheck } from "../../agents/self-check.ts";
-import { ERASED, erasedPaths } from "../../privacy/sealing.ts";
 import { returnDfid, settlementDfid } from "../../kernel/claim-record.ts";
 import { isReplayableKind, REPLAY_DETAILS } from "./events.ts";
 import { AFTER_CREW, branch, enter, label, scope, unused } from "./context.ts";
@@ -27,7 +26,7 @@ import { decided, rebuiltProposal, triaged } from "./kernel.ts";
 import { review } from "./review.ts";
 import { replayReturn } from "./returns.ts";
 import { recordedResponsibility } from "./self-check.ts";
-import { readDetails } from "./memo.ts";
+import { erasedIn, readDetails } from "./memo.ts";
 
 /**
  * Replays the decision flow of `claimId` from the audit events (the claim's own, plus its run's SIMULATION_START);
@@ -63,9 +62,7 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     : ctx.steps.some((s) => s.status === "DIFFERENT")
       ? "DIFFERENT"
       : "IDENTICAL";
-  const erased = mine.flatMap((r) =>
-    holdsErased(r.event.details) ? erasedPaths(r.event.details).map((p) => `${label(r)} ${p}`) : [],
-  );
+  const erased = mine.flatMap((r) => erasedIn(r.event.details, opts.memo).map((p) => `${label(r)} ${p}`));
   return {
     claimId,
     status,
@@ -75,17 +72,6 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     steps: ctx.steps,
     ...(erased.length > 0 ? { erased } : {}),
   };
-}
-
-/**
- * Whether any value in `value` is ERASED: only then can `erasedPaths` find an erased field (it builds every path it
- * walks; most audits have nothing erased).
- */
-export function holdsErased(value: unknown): boolean {
-  if (value === ERASED) return true;
-  if (value === null || typeof value !== "object") return false;
-  for (const v of Object.values(value)) if (holdsErased(v)) return true;
-  return false;
 }
 
 /** The claim's path from CLAIM_RECEIVED: extraction (free text), then triage or the crew and what follows it. */

@@ -1,7 +1,9 @@
 // The memo replays may share reads each details object once per event type, and reads anything new afresh.
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { patternsRead, plainFacts, readDetails, replayMemo } from "./memo.ts";
+import { canonicalOf, erasedIn, holdsErased, patternsRead, plainFacts, readDetails, replayMemo } from "./memo.ts";
+import { canonicalize } from "../../crew/index.ts";
+import { ERASED, erasedPaths } from "../../privacy/sealing.ts";
 import { plainTextExtraction } from "../../extraction/extraction.ts";
 import { hasPlainFacts } from "../../agents/crew.ts";
 
@@ -55,5 +57,25 @@ describe("replay memo", () => {
     expect([hasPlainFacts(claim), hasPlainFacts(odd)]).toEqual([true, false]);
     for (const c of [claim, odd, { ...claim }]) expect(plainFacts(c, memo)).toBe(hasPlainFacts(c));
     expect(memo.plainFacts.size).toBe(2);
+  });
+
+  it("gives a recorded value's canonical JSON as canonicalize does, and still refuses what canonicalize refuses", () => {
+    const memo = replayMemo();
+    const value = { b: [1, undefined], a: { c: "x", d: undefined } };
+    expect(canonicalOf(value, memo)).toBe(canonicalize(value));
+    expect(memo.canonical.get(value)).toBe(canonicalize(value));
+    expect(canonicalOf("text", memo)).toBe(canonicalize("text"));
+    expect(() => canonicalOf({ n: Number.NaN }, memo)).toThrow(/non-finite/);
+  });
+
+  it("finds the erased fields erasedPaths finds, walking them only where a value reads [erased]", () => {
+    const memo = replayMemo();
+    const erased = { claim_id: "clm_1", input: { claim: { reason: ERASED, order_id: "ord_1" } }, note: [ERASED] };
+    const plain = { claim_id: "clm_1", input: { claim_text: "hello" } };
+    expect([holdsErased(erased), holdsErased(plain)]).toEqual([true, false]);
+    expect(erasedIn(erased, memo)).toEqual(erasedPaths(erased));
+    expect(erasedIn(erased, memo)).toEqual(["input.claim.reason"]);
+    expect(erasedIn(plain, undefined)).toEqual([]);
+    expect(memo.erased.get(erased)).toEqual(["input.claim.reason"]);
   });
 });

@@ -1,5 +1,6 @@
 // What replays of the same recorded events may share, when their caller asks (ReplayOptions.memo): each event's
-// details as read, the claim text read again by patterns, whether a claim's facts are plain. A caller replaying many edited copies of one audit
+// details as read (and their erased fields), the claim text read again by patterns, whether a claim's facts are plain,
+// the canonical JSON of the recorded values replay compares. A caller replaying many edited copies of one audit
 // (the fail-closed tests) reads each unchanged event once instead of once per copy; one `claims replay` has nothing
 // to share and passes none. Every check replay makes is still made on every replay: only the reading is shared.
 import type * as z from "zod";
@@ -10,6 +11,7 @@ import { auditDetailsIssues } from "../audit-events.ts";
 import { canonicalize } from "../../crew/index.ts";
 import type { Claim } from "../../claim/claim.ts";
 import { hasPlainFacts } from "../../agents/crew.ts";
+import { ERASED, erasedPaths } from "../../privacy/sealing.ts";
 
 /**
  * Reads shared between replays. Details are remembered by identity, so the events must not be changed in place
@@ -22,6 +24,10 @@ export interface ReplayMemo {
   readonly patterns: Map<string, ClaimExtractionOutput | undefined>;
   /** Per claim (its canonical JSON): whether its facts are plain (`hasPlainFacts`). */
   readonly plainFacts: Map<string, boolean>;
+  /** Per recorded value compared (an event's details or a part of them): its canonical JSON. */
+  readonly canonical: WeakMap<object, string>;
+  /** Per details object: the erased fields in it (`erasedPaths`). */
+  readonly erased: WeakMap<object, string[]>;
 }
 
 /** Details as read: parsed, or what is wrong with them. */
@@ -29,7 +35,13 @@ export type DetailsRead = { ok: true; data: unknown } | { ok: false; issues: str
 
 /** A memo for replays of the same recorded events (see ReplayMemo for what its caller promises). */
 export function replayMemo(): ReplayMemo {
-  return { details: new WeakMap(), patterns: new Map(), plainFacts: new Map() };
+  return {
+    details: new WeakMap(),
+    patterns: new Map(),
+    plainFacts: new Map(),
+    canonical: new WeakMap(),
+    erased: new WeakMap(),
+  };
 }
 
 /** `details` read with `schema` (the schema of `type`): remembered in `memo` when there is one. */
@@ -81,4 +93,35 @@ export function plainFacts(claim: Claim, memo: ReplayMemo | undefined): boolean 
   const plain = hasPlainFacts(claim);
   memo.plainFacts.set(key, plain);
   return plain;
+}
+
+/** `canonicalize(value)`, remembered in `memo` by identity for an object when there is one. */
+export function canonicalOf(value: unknown, memo: ReplayMemo | undefined): string {
+  if (!memo || value === null || typeof value !== "object") return canonicalize(value);
+  let text = memo.canonical.get(value);
+  if (text === undefined) {
+    text = canonicalize(value);
+    memo.canonical.set(value, text);
+  }
+  return text;
+}
+
+/** The erased fields of `details` (`erasedPaths`), walked only where a value reads ERASED; remembered in `memo`. */
+export function erasedIn(details: AuditEvent["details"], memo: ReplayMemo | undefined): string[] {
+  const known = memo?.erased.get(details);
+  if (known) return known;
+  const paths = holdsErased(details) ? erasedPaths(details) : [];
+  memo?.erased.set(details, paths);
+  return paths;
+}
+
+/**
+ * Whether any value in `value` is ERASED: only then can `erasedPaths` find an erased field (it builds every path it
+ * walks; most audits have nothing erased).
+ */
+export function holdsErased(value: unknown): boolean {
+  if (value === ERASED) return true;
+  if (value === null || typeof value !== "object") return false;
+  for (const v of Object.values(value)) if (holdsErased(v)) return true;
+  return false;
 }
