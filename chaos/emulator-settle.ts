@@ -38,14 +38,8 @@ export interface Settled<F> {
 
 /** The stack's own sweeps that must pass with nothing changed before the harness's own sweep decides. */
 const QUIET_SWEEPS = 2;
-/** How often settling looks while the stack works. */
+/** How often settling looks. */
 const POLL_MS = 250;
-/**
- * At most how long settling waits between looks while the stack is idle with nothing changed: then only the stack's
- * sweeps (every few seconds) or a timer's delay can move anything, and each look reads every claim of the flows. The
- * wait doubles from POLL_MS up to this; any change brings it back to POLL_MS.
- */
-const IDLE_POLL_MS = 1_000;
 
 /**
  * What is still open in each of `flows` (a claim a review resubmitted joins its flow); with `claimsOnly`, only claims
@@ -96,24 +90,21 @@ export async function settle<F extends SettlingFlow>(
   const deadline = Date.now() + timeoutMs;
   // The idle stack as last seen, the open work with it, and since when (the stack's sweeps and clock).
   let still: { seen: string; sweeps: number; atMs: number; swept: boolean } | undefined;
-  let wait = POLL_MS;
   for (;;) {
     const open = await openWork(shared, flows);
     if (open.size === 0) return { open, stuck: false };
     if (Date.now() > deadline) return { open, stuck: false };
     const activity = await shared.idle();
     const seen = activity === undefined ? undefined : `${activity}|${[...open.values()].flat().sort().join(";")}`;
-    if (seen === undefined || seen !== still?.seen) {
+    if (seen === undefined || seen !== still?.seen)
       still = seen === undefined ? undefined : { seen, sweeps: shared.sweeps(), atMs: shared.now(), swept: false };
-      wait = POLL_MS;
-    } else if (still.swept) return { open, stuck: true };
+    else if (still.swept) return { open, stuck: true };
     else if (shared.sweeps() >= still.sweeps + QUIET_SWEEPS && shared.now() >= still.atMs + shared.stalledAfterMs) {
       // Every claim that has not moved since is stalled for this sweep: it re-drives what can still move.
       await shared.sweep();
       still.swept = true;
-      wait = POLL_MS;
       continue;
-    } else wait = Math.min(IDLE_POLL_MS, wait * 2);
-    await sleep(wait);
+    }
+    await sleep(POLL_MS);
   }
 }
