@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../core/claim/config.ts";
 import { checkMoneyInvariants, fromJournal } from "../pipeline/testing/money-invariants.ts";
 import { claimsInProcess } from "../cli/cli-in-process.test-kit.ts";
-import { finalClaim, startServe } from "./serve-child.test-kit.ts";
+import { finalClaims, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
 import { CONFIG_PATH } from "./testing/stack-fixture.ts";
 import { orderTotalMajor } from "../core/kernel/order-view.ts";
@@ -110,7 +110,7 @@ describe("claims serve after kill -9", () => {
     const ids = retried.map((a) => a!.claimId!);
     expect(new Set(ids).size).toBe(CLAIMS);
 
-    const views = await Promise.all(ids.map((id) => finalClaim(second, id)));
+    const views = await finalClaims(second, ids);
     const recoveredMs = performance.now() - restartedAt;
     expect(views.every((v) => v.status === "DECIDED" || v.status === "NEEDS_REVIEW")).toBe(true);
     // Nothing else was created: the store lists exactly these claims.

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenSha256 } from "../functions/http/bearer.ts";
 import { writeReviewers } from "./auth/reviewers.ts";
 import { checkMoneyInvariants, fromJournal } from "../pipeline/testing/money-invariants.ts";
-import { finalClaim, startServe } from "./serve-child.test-kit.ts";
+import { finalClaims, startServe } from "./serve-child.test-kit.ts";
 import type { ServeChild } from "./serve-child.test-kit.ts";
 import { TEST_NOW } from "./testing/stack-fixture.ts";
 
@@ -68,7 +68,7 @@ describe("reviews over HTTP", () => {
       expect(s.status).toBe(202);
       ids.push(s.body.claim_id);
     }
-    const views = await Promise.all(ids.map((id) => finalClaim(serve, id)));
+    const views = await finalClaims(serve, ids);
     const accepted = views.filter((v) => v.verdict === "ACCEPT");
     const escalated = views.filter((v) => v.verdict === "ESCALATE");
     escalatedIds.push(...escalated.map((v) => String(v.claim_id)));

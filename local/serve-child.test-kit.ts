@@ -155,6 +155,27 @@ export async function finalClaim(
   throw new Error(`claim ${claimId} never became final; last answer: ${JSON.stringify(last)}`);
 }
 
+/**
+ * Every claim of `ids` once final, read with one `GET /claims/{id}` each (in the order of `ids`). Meanwhile it asks
+ * for one page of a single open claim (`GET /claims?status=RECEIVED,RUNNING&limit=1`) until the store has none, not
+ * each claim over and over: a hundred claims polled one by one were most of the server's requests. For a store that
+ * holds only claims the test waits for; a claim the list did not show open and that is not final yet is polled alone
+ * (finalClaim). The limit is generous (a loaded machine), not a speed check.
+ */
+export async function finalClaims(
+  serve: ServeChild,
+  ids: readonly string[],
+  limitMs = 240_000,
+): Promise<Record<string, unknown>[]> {
+  const until = Date.now() + limitMs;
+  for (let wait = 20; Date.now() < until; wait = Math.min(500, wait * 2)) {
+    const open = await serve.api("GET", "/claims?status=RECEIVED,RUNNING&limit=1");
+    if (open.status === 200 && Array.isArray(open.body.items) && open.body.items.length === 0) break;
+    await sleep(wait);
+  }
+  return Promise.all(ids.map((id) => finalClaim(serve, id, Math.max(1_000, until - Date.now()))));
+}
+
 /** Runs `claims …args` to its end (cwd: the repository); never throws for a non-zero exit. */
 export function runClaims(
   args: readonly string[],
