@@ -33,21 +33,6 @@ try {
 // fauxqs's SQS router, the one its app builds (captured as the app registers its actions on it): the same module
 // instance as the app's, by the same URL.
 const { SqsRouter } = await import(new URL("./sqs/sqsRouter.js", import.meta.resolve("fauxqs")).href);
-const routers = [];
-const register = SqsRouter.prototype.register;
-SqsRouter.prototype.register = function (...args) {
-  if (!routers.includes(this)) routers.push(this);
-  return register.apply(this, args);
-};
-const app = buildApp({ logger: false, host: "127.0.0.1", defaultRegion: workerData.region });
-SqsRouter.prototype.register = register;
-const [router] = routers;
-const direct = workerData.viaApp !== true;
-// Requests answered each way, in the thread's memory report.
-const answered = { direct: 0, via_app: 0 };
-const channel = workerData.port;
-let stopping = false;
-
 const refused = (id) => ({
   id,
   status: 503,
@@ -66,88 +51,6 @@ const plainHeaders = (headers) => {
 /** The app's body limit (fauxqs 1.9.2: 11 MiB): a larger body goes to the app, which refuses it. */
 const APP_BODY_LIMIT = 11 * 1_048_576;
 
-/** A request of the SQS JSON protocol, answered by fauxqs's router as its app would; undefined for anything else. */
-const directAnswer = async (method, path, headers, body) => {
-  if (!direct || method !== "POST" || path !== "/" || typeof body !== "string") return undefined;
-  if (Buffer.byteLength(body) > APP_BODY_LIMIT) return undefined;
-  const lower = {};
-  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
-  if (!String(lower["content-type"] ?? "").includes("application/x-amz-json-1.0")) return undefined;
-  let parsed;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined; // the app's own answer to a body that is not JSON
-  }
-  const reply = {
-    statusCode: 200,
-    headers: {},
-    status(code) {
-      reply.statusCode = code;
-      return reply;
-    },
-    header(name, value) {
-      reply.headers[name.toLowerCase()] = String(value);
-      return reply;
-    },
-  };
-  let result;
-  try {
-    result = await router.handle({ headers: lower, body: parsed }, reply);
-  } catch (error) {
-    // What Fastify answers for an error a route throws.
-    const statusCode = Number.isInteger(error?.statusCode) && error.statusCode >= 400 ? error.statusCode : 500;
-    reply.statusCode = statusCode;
-    reply.headers = { "content-type": "application/json; charset=utf-8" };
-    result = {
-      statusCode,
-      ...(error?.code ? { code: error.code } : {}),
-      error: statusCode === 500 ? "Internal Server Error" : "Bad Request",
-      message: String(error?.message ?? error),
-    };
-  }
-  const text = JSON.stringify(result);
-  // Fastify's content type (a JSON body's charset), the app's onSend hook, and the injected response's own headers.
-  const type = reply.headers["content-type"] ?? "application/json";
-  reply.headers["content-type"] = type.includes("charset") ? type : `${type}; charset=utf-8`;
-  reply.headers["x-amz-request-id"] = randomUUID().replaceAll("-", "").toUpperCase().slice(0, 16);
-  reply.headers["x-amz-id-2"] = "fauxqs";
-  reply.headers["content-length"] = String(Buffer.byteLength(text));
-  reply.headers.date = new Date().toUTCString();
-  reply.headers.connection = "keep-alive";
-  return { status: reply.statusCode, headers: reply.headers, body: text };
-};
-
-const handle = async ({ id, method, path, headers, body }) => {
-  try {
-    const answer = await directAnswer(method, path, headers, body);
-    if (answer !== undefined) {
-      answered.direct++;
-      return channel.postMessage({ id, ...answer });
-    }
-    answered.via_app++;
-    const res = await app.inject({ method, url: path, headers, payload: body });
-    channel.postMessage({ id, status: res.statusCode, headers: plainHeaders(res.headers), body: res.payload });
-  } catch (error) {
-    channel.postMessage({
-      id,
-      status: 500,
-      headers: { "content-type": "application/x-amz-json-1.0" },
-      body: JSON.stringify({ __type: "InternalFailure", message: `fauxqs failed: ${error?.message ?? error}` }),
-    });
-  }
-};
-
-// Requests still waiting (long polls) when "stop" comes end with the app: the store's shutdown answers them.
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  app.close().then(
-    () => parentPort.postMessage("stopped"),
-    (error) => parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }),
-  );
-};
-
 const mb = (bytes) => Math.round((bytes / 1048576) * 10) / 10;
 // "memory" on parentPort: this thread's heap (MB), for serve's memory report; fauxqs compacts nothing.
 parentPort.on("message", (message) => {
@@ -160,24 +63,131 @@ parentPort.on("message", (message) => {
         total: mb(heap.total_heap_size),
         external: mb(heap.external_memory),
         malloced: mb(heap.malloced_memory),
-        ...answered,
+        ...current?.answered,
       },
     });
   } else if (message?.compact !== undefined) parentPort.postMessage({ compact: message.compact, answer: {} });
+  else if (message?.restart !== undefined) begin(message.restart);
 });
 
-channel.on("message", (message) => {
-  if (message === "stop") return stop();
-  if (stopping) return channel.postMessage(refused(message.id));
-  void handle(message);
-});
+/**
+ * One emulator's life in this thread: fauxqs's app for `data.region`, its requests on `data.port`, until "stop"
+ * closes the app and answers "stopped". A thread whose emulator stopped may be given the next one (`{ restart: data }`
+ * on parentPort, local/worker-emulator.ts keeps such threads for the next start in this process): the app, its store
+ * and its router are made anew for it — the modules, already loaded, are what a start no longer pays for.
+ */
+let current;
+function begin(workerData) {
+  const routers = [];
+  const register = SqsRouter.prototype.register;
+  SqsRouter.prototype.register = function (...args) {
+    if (!routers.includes(this)) routers.push(this);
+    return register.apply(this, args);
+  };
+  const app = buildApp({ logger: false, host: "127.0.0.1", defaultRegion: workerData.region });
+  SqsRouter.prototype.register = register;
+  const [router] = routers;
+  const direct = workerData.viaApp !== true;
+  // Requests answered each way, in the thread's memory report.
+  const answered = { direct: 0, via_app: 0 };
+  const channel = workerData.port;
+  let stopping = false;
+  /** A request of the SQS JSON protocol, answered by fauxqs's router as its app would; undefined for anything else. */
+  const directAnswer = async (method, path, headers, body) => {
+    if (!direct || method !== "POST" || path !== "/" || typeof body !== "string") return undefined;
+    if (Buffer.byteLength(body) > APP_BODY_LIMIT) return undefined;
+    const lower = {};
+    for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+    if (!String(lower["content-type"] ?? "").includes("application/x-amz-json-1.0")) return undefined;
+    let parsed;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return undefined; // the app's own answer to a body that is not JSON
+    }
+    const reply = {
+      statusCode: 200,
+      headers: {},
+      status(code) {
+        reply.statusCode = code;
+        return reply;
+      },
+      header(name, value) {
+        reply.headers[name.toLowerCase()] = String(value);
+        return reply;
+      },
+    };
+    let result;
+    try {
+      result = await router.handle({ headers: lower, body: parsed }, reply);
+    } catch (error) {
+      // What Fastify answers for an error a route throws.
+      const statusCode = Number.isInteger(error?.statusCode) && error.statusCode >= 400 ? error.statusCode : 500;
+      reply.statusCode = statusCode;
+      reply.headers = { "content-type": "application/json; charset=utf-8" };
+      result = {
+        statusCode,
+        ...(error?.code ? { code: error.code } : {}),
+        error: statusCode === 500 ? "Internal Server Error" : "Bad Request",
+        message: String(error?.message ?? error),
+      };
+    }
+    const text = JSON.stringify(result);
+    // Fastify's content type (a JSON body's charset), the app's onSend hook, and the injected response's own headers.
+    const type = reply.headers["content-type"] ?? "application/json";
+    reply.headers["content-type"] = type.includes("charset") ? type : `${type}; charset=utf-8`;
+    reply.headers["x-amz-request-id"] = randomUUID().replaceAll("-", "").toUpperCase().slice(0, 16);
+    reply.headers["x-amz-id-2"] = "fauxqs";
+    reply.headers["content-length"] = String(Buffer.byteLength(text));
+    reply.headers.date = new Date().toUTCString();
+    reply.headers.connection = "keep-alive";
+    return { status: reply.statusCode, headers: reply.headers, body: text };
+  };
 
-app.ready().then(
-  () =>
-    parentPort.postMessage(
-      direct && router === undefined
-        ? { error: "fauxqs's SQS router was not found (fauxqs changed: see local/sqs-worker.mjs)" }
-        : { ready: true },
-    ),
-  (error) => parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }),
-);
+  const handle = async ({ id, method, path, headers, body }) => {
+    try {
+      const answer = await directAnswer(method, path, headers, body);
+      if (answer !== undefined) {
+        answered.direct++;
+        return channel.postMessage({ id, ...answer });
+      }
+      answered.via_app++;
+      const res = await app.inject({ method, url: path, headers, payload: body });
+      channel.postMessage({ id, status: res.statusCode, headers: plainHeaders(res.headers), body: res.payload });
+    } catch (error) {
+      channel.postMessage({
+        id,
+        status: 500,
+        headers: { "content-type": "application/x-amz-json-1.0" },
+        body: JSON.stringify({ __type: "InternalFailure", message: `fauxqs failed: ${error?.message ?? error}` }),
+      });
+    }
+  };
+
+  // Requests still waiting (long polls) when "stop" comes end with the app: the store's shutdown answers them.
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    app.close().then(
+      () => parentPort.postMessage("stopped"),
+      (error) => parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }),
+    );
+  };
+  channel.on("message", (message) => {
+    if (message === "stop") return stop();
+    if (stopping) return channel.postMessage(refused(message.id));
+    void handle(message);
+  });
+
+  app.ready().then(
+    () =>
+      parentPort.postMessage(
+        direct && router === undefined
+          ? { error: "fauxqs's SQS router was not found (fauxqs changed: see local/sqs-worker.mjs)" }
+          : { ready: true },
+      ),
+    (error) => parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) }),
+  );
+  current = { stop, answered };
+}
+begin(workerData);

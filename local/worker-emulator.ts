@@ -28,6 +28,33 @@ type WorkerReply = { memory?: number; compact?: number; answer: Record<string, u
 const isReply = (m: unknown): m is WorkerReply =>
   typeof m === "object" && m !== null && "answer" in m && ("memory" in m || "compact" in m);
 
+/**
+ * Threads whose emulator stopped cleanly, one per script (and profiler flags), kept for the next start of that
+ * script in this process: a start then costs the emulator's own set-up, not its thread's module loading (~0.3 CPU-s
+ * for dynalite, ~0.6 for fauxqs, issue 36 — the test suite starts a stack over a hundred times). A kept thread holds
+ * nothing of its last emulator (its database closed, its app closed, its ports gone) and never keeps the process
+ * alive (unref); a second thread of the same script is ended instead of kept.
+ */
+const keptThreads = new Map<string, { thread: Worker; forget: () => void }>();
+
+/** The scripts (file names) that have a thread kept for their next start, in this process. */
+export function keptEmulatorThreads(): string[] {
+  return [...keptThreads.keys()].map((key) => key.split(" ")[0]!.split("/").at(-1)!).sort();
+}
+
+function keep(key: string, thread: Worker): void {
+  if (keptThreads.has(key)) {
+    void thread.terminate();
+    return;
+  }
+  const forget = () => {
+    if (keptThreads.get(key)?.thread === thread) keptThreads.delete(key);
+  };
+  thread.once("exit", forget);
+  thread.unref();
+  keptThreads.set(key, { thread, forget });
+}
+
 /** Starts `script` in a worker with `workerData` (plus the channel's `port`) and its signed front on a random port of 127.0.0.1. */
 export async function startWorkerEmulator(options: {
   readonly name: string;
@@ -42,11 +69,20 @@ export async function startWorkerEmulator(options: {
   // The worker is plain JavaScript: of the parent's node flags it takes only the profiler's (`--input-type`, `--import tsx`… do not apply to it).
   const execArgv = process.execArgv.filter((flag) => flag.startsWith("--cpu-prof"));
   const channel = createWorkerChannel({ name, ...(options.observe ? { observe: options.observe } : {}) });
-  const worker = new Worker(options.script, {
-    workerData: { ...options.workerData, port: channel.workerPort },
-    transferList: [channel.workerPort],
-    execArgv,
-  });
+  const key = `${options.script.href} ${execArgv.join(" ")}`;
+  const kept = keptThreads.get(key);
+  keptThreads.delete(key);
+  const worker =
+    kept?.thread ??
+    new Worker(options.script, {
+      workerData: { ...options.workerData, port: channel.workerPort },
+      transferList: [channel.workerPort],
+      execArgv,
+    });
+  if (kept) {
+    kept.thread.off("exit", kept.forget);
+    kept.thread.ref();
+  }
   const answer = () =>
     new Promise<WorkerAnswer>((resolve, reject) => {
       const onError = (error: Error) => {
@@ -65,12 +101,13 @@ export async function startWorkerEmulator(options: {
   // Requests by id: "memory" and "compact", each answered once (or given up on).
   let nextId = 0;
   const waiting = new Map<string, (answer: Record<string, unknown> | undefined) => void>();
-  worker.on("message", (m: unknown) => {
+  const onReply = (m: unknown) => {
     if (!isReply(m)) return;
     const key = m.memory !== undefined ? `memory:${m.memory}` : `compact:${m.compact}`;
     waiting.get(key)?.(m.answer);
     waiting.delete(key);
-  });
+  };
+  worker.on("message", onReply);
   const ask = (kind: "memory" | "compact", timeoutMs: number) =>
     new Promise<Record<string, unknown> | undefined>((resolve) => {
       const id = ++nextId;
@@ -86,7 +123,10 @@ export async function startWorkerEmulator(options: {
       });
       worker.postMessage({ [kind]: id });
     });
-  const started = await answer().catch(async (error: unknown) => {
+  const answered = answer();
+  // A kept thread starts its next emulator on the new channel (local/dynalite-worker.mjs, local/sqs-worker.mjs).
+  if (kept) worker.postMessage({ restart: { ...options.workerData, port: channel.workerPort } }, [channel.workerPort]);
+  const started = await answered.catch(async (error: unknown) => {
     channel.close("it did not start");
     await worker.terminate();
     throw error;
@@ -122,7 +162,8 @@ export async function startWorkerEmulator(options: {
     unregisterHandler();
     unregisterSource?.();
   };
-  worker.once("exit", () => channel.close("its worker exited"));
+  const onExit = () => channel.close("its worker exited");
+  worker.once("exit", onExit);
   let closed: Promise<void> | undefined;
   return {
     endpoint,
@@ -134,11 +175,19 @@ export async function startWorkerEmulator(options: {
         await front.stop();
         const done = answer();
         channel.requestStop();
-        const stopped = await done.finally(() => {
+        const stopped = await done.catch(async (error: unknown) => {
           channel.close("stopped");
-          return worker.terminate();
+          await worker.terminate();
+          throw error;
         });
-        if (stopped !== "stopped") throw new LocalStackError("EMULATOR_STOP", stopped.error ?? `${name} did not stop`);
+        channel.close("stopped");
+        if (stopped !== "stopped") {
+          await worker.terminate();
+          throw new LocalStackError("EMULATOR_STOP", stopped.error ?? `${name} did not stop`);
+        }
+        worker.off("message", onReply);
+        worker.off("exit", onExit);
+        keep(key, worker);
       })();
       return closed;
     },
