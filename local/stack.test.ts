@@ -343,17 +343,16 @@ describe("links", () => {
   });
 });
 
+// One stack for the three: a settle limit of 0.3 s and a model that holds either crew's first step until the test
+// lets it go. The first test asks after a claim never submitted (the gate plays no part); the second submits its own
+// claim and releases the gate whatever happens; the stop test comes last and stops that same stack (one that has
+// worked and timed a claim out, not an idle one), and the afterAll stopping it once more is harmless, as the test
+// itself checks. Run alone (`-t`), each still gets the stack from beforeAll.
 describe("settle and stop", () => {
-  it("settle gives up on a claim that was never stored, naming it, its last status and the queues", async () => {
-    stack = await startTestStack({ settleTimeoutMs: 300 });
-    await expect(stack.runtime.settle("clm_never_submitted")).rejects.toThrow(
-      /claim clm_never_submitted did not reach DECIDED or NEEDS_REVIEW within 0.3 s \(last status: not stored\); queues: crewEvents 0 queued/,
-    );
-  });
-
-  it("a claim still waiting on the model when the settle limit runs out ends in NEEDS_REVIEW, and a late answer does not change that", async () => {
+  let release: () => void = () => undefined;
+  let stopping: Stack | undefined;
+  beforeAll(async () => {
     const rules = rulesModel();
-    let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
@@ -365,7 +364,21 @@ describe("settle and stop", () => {
         return rules.complete(request);
       },
     };
-    stack = await startTestStack({ llm, settleTimeoutMs: 300 });
+    stopping = await startTestStack({ llm, settleTimeoutMs: 300 });
+  });
+  afterAll(async () => {
+    release();
+    await stopping?.stop();
+  });
+
+  it("settle gives up on a claim that was never stored, naming it, its last status and the queues", async () => {
+    await expect(stopping!.runtime.settle("clm_never_submitted")).rejects.toThrow(
+      /claim clm_never_submitted did not reach DECIDED or NEEDS_REVIEW within 0.3 s \(last status: not stored\); queues: crewEvents 0 queued/,
+    );
+  });
+
+  it("a claim still waiting on the model when the settle limit runs out ends in NEEDS_REVIEW, and a late answer does not change that", async () => {
+    const stack = stopping!;
     try {
       const record = await decide(stack, ACCEPT_CLAIM);
       expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
@@ -389,8 +402,9 @@ describe("settle and stop", () => {
     }
   });
 
+  // Last: it stops the describe's stack.
   it("stop ends every poller and can be called twice", async () => {
-    const s = await startTestStack();
+    const s = stopping!;
     await s.stop();
     await s.stop();
     for (const poller of Object.values(s.pollers)) expect(poller.activity().stopped).toBe(true);
