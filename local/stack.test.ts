@@ -114,26 +114,16 @@ describe("redelivery after a crash", () => {
   });
 });
 
-describe("poison messages", () => {
-  it("a message that is not a proposal reaches the proposals DLQ after its receives, and other claims are decided meanwhile", async () => {
-    stack = await startTestStack({ queues: { proposals: { visibilityTimeoutS: 1, maxReceives: 2 } } });
-    const proposals = stack.queues.proposals;
-    await stack.clients.sqs.send(
-      new SendMessageCommand({ QueueUrl: proposals.url, MessageBody: '{"claim_id":"clm_poison"}' }),
-    );
-    expect((await decide(stack, ACCEPT_CLAIM)).status).toBe("DECIDED");
-    const dlqUrl = proposals.dlq!.url;
-    await eventually("the poison message is in the DLQ", async () => (await depth(stack!, dlqUrl)) === 1);
-    const dead = await stack.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10 }));
-    expect(dead.Messages?.map((m) => m.Body)).toEqual(['{"claim_id":"clm_poison"}']);
-    expect(await depth(stack, proposals.url)).toBe(0);
-  });
-});
-
-describe("a failing LLM", () => {
-  it("a retryable extraction failure is retried through the queue, then ends the claim in NEEDS_REVIEW on the last receive", async () => {
+// The poison message and the failing model share one stack: proposals and extraction both redelivered after 1 s
+// and dead after 2 receives, and a model whose extraction always times out. The poison test's claim is on lines
+// (no extraction: the model's failure plays no part) and reads the proposals queue and its DLQ, which the failing
+// extraction never reaches (its claim ends in review before any proposal); the extraction test counts its own
+// calls and reads the extraction DLQ. One start and stop fewer.
+describe("short-lived messages", () => {
+  let extractions = 0;
+  let s: Stack | undefined;
+  beforeAll(async () => {
     const rules = rulesModel();
-    let extractions = 0;
     const llm: LlmPort = {
       provider: rules.provider,
       model: rules.model,
@@ -150,19 +140,48 @@ describe("a failing LLM", () => {
         };
       },
     };
-    stack = await startTestStack({ llm, queues: { extraction: { visibilityTimeoutS: 1, maxReceives: 2 } } });
-    // No category: the patterns cannot read it alone, so the extraction asks the (failing) model.
-    const record = await decide(stack, {
-      claim_text: "I bought order ord_006 for 299.99 EUR on 29 May 2026, it stopped working.",
+    const short = { visibilityTimeoutS: 1, maxReceives: 2 };
+    s = await startTestStack({ llm, queues: { proposals: short, extraction: short } });
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  describe("poison messages", () => {
+    it("a message that is not a proposal reaches the proposals DLQ after its receives, and other claims are decided meanwhile", async () => {
+      const stack = s!;
+      const proposals = stack.queues.proposals;
+      await stack.clients.sqs.send(
+        new SendMessageCommand({ QueueUrl: proposals.url, MessageBody: '{"claim_id":"clm_poison"}' }),
+      );
+      expect((await decide(stack, ACCEPT_CLAIM)).status).toBe("DECIDED");
+      const dlqUrl = proposals.dlq!.url;
+      await eventually("the poison message is in the DLQ", async () => (await depth(stack, dlqUrl)) === 1);
+      const dead = await stack.clients.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10 }),
+      );
+      expect(dead.Messages?.map((m) => m.Body)).toEqual(['{"claim_id":"clm_poison"}']);
+      expect(await depth(stack, proposals.url)).toBe(0);
     });
-    expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "EXTRACTION_FAILED" });
-    expect(extractions).toBe(2);
-    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual([
-      "ClaimNeedsReview",
-      "ReviewRequested",
-      "ReviewOpened",
-    ]);
-    expect(await depth(stack, stack.queues.extraction.dlq!.url)).toBe(0);
+  });
+
+  describe("a failing LLM", () => {
+    it("a retryable extraction failure is retried through the queue, then ends the claim in NEEDS_REVIEW on the last receive", async () => {
+      const stack = s!;
+      extractions = 0;
+      // No category: the patterns cannot read it alone, so the extraction asks the (failing) model.
+      const record = await decide(stack, {
+        claim_text: "I bought order ord_006 for 299.99 EUR on 29 May 2026, it stopped working.",
+      });
+      expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "EXTRACTION_FAILED" });
+      expect(extractions).toBe(2);
+      expect(detailTypes(stack, record.claim_id, "escalations")).toEqual([
+        "ClaimNeedsReview",
+        "ReviewRequested",
+        "ReviewOpened",
+      ]);
+      expect(await depth(stack, stack.queues.extraction.dlq!.url)).toBe(0);
+    });
   });
 });
 
