@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -105,6 +106,11 @@ describe("startEmulators", () => {
     eb.destroy();
   });
 
+  // The file's emulators keep their table in memory (a data directory for the bus, no state directory).
+  it("has nothing to compact in memory", async () => {
+    expect(await emulators.compactTable()).toBe(false);
+  });
+
   it("gives clients this run's credentials for its endpoints, the given keys for others, and the local region", () => {
     expect(localClientConfig(emulators.sqsEndpoint)).toMatchObject({
       endpoint: emulators.sqsEndpoint,
@@ -128,10 +134,22 @@ describe("startEmulators", () => {
   });
 });
 
+// One kept table (a state directory) for both: each test has a table of its own; the iterator count is taken right
+// after the iterator test's reads (the compaction test's Scan reads to the end too), and the compaction test's 2 MB
+// bound on the directory leaves room for the other table's 30 small items.
 describe("a kept table that stays up (issue 39: claims serve grew with every claim)", () => {
+  let stateDir: string;
+  let emu: Emulators;
+  beforeAll(async () => {
+    stateDir = await mkdtemp(join(tmpdir(), "claims-emulators-kept-"));
+    emu = await startEmulators({ stateDir });
+  });
+  afterAll(async () => {
+    await emu?.stop();
+    await rm(stateDir, { recursive: true, force: true });
+  });
+
   it("closes every LevelDB iterator its Queries and Scans open, read to the end or cut off by a Limit", async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), "claims-emulators-iterators-"));
-    const emu = await startEmulators({ stateDir });
     const ddb = new DynamoDBClient(localClientConfig(emu.dynamodbEndpoint));
     try {
       await ddb.send(
@@ -172,14 +190,10 @@ describe("a kept table that stays up (issue 39: claims serve grew with every cla
       expect(memory.fauxqs?.used).toBeGreaterThan(0);
     } finally {
       ddb.destroy();
-      await emu.stop();
-      await rm(stateDir, { recursive: true, force: true });
     }
   });
 
   it("compacts the table's files while running: what was overwritten is gone, what is current is kept", async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), "claims-emulators-compact-"));
-    const emu = await startEmulators({ stateDir });
     const ddb = new DynamoDBClient(localClientConfig(emu.dynamodbEndpoint));
     const bytes = async () => {
       let total = 0;
@@ -219,24 +233,13 @@ describe("a kept table that stays up (issue 39: claims serve grew with every cla
       expect(items.map((i) => i.round?.N)).toEqual(Array(20).fill("99"));
     } finally {
       ddb.destroy();
-      await emu.stop();
-      await rm(stateDir, { recursive: true, force: true });
-    }
-  });
-
-  it("has nothing to compact in memory", async () => {
-    const emu = await startEmulators();
-    try {
-      expect(await emu.compactTable()).toBe(false);
-    } finally {
-      await emu.stop();
     }
   });
 });
 
-/** `n` characters that do not compress. */
+/** `n` characters that do not compress (random bytes in base64; one call, not a callback a byte). */
 function randomText(n: number): string {
-  return Buffer.from(Array.from({ length: n }, () => Math.floor(Math.random() * 256)))
+  return randomBytes(Math.ceil((n * 3) / 4))
     .toString("base64")
     .slice(0, n);
 }

@@ -110,9 +110,12 @@ beforeAll(async () => {
     },
     /listening on (http:\/\/\S+)/,
   );
-  views.accept = await submit({ order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Dead" });
-  views.category = await submit({ order_id: "ord_004", amount_eur: 50, category: "home", reason: "Broken" });
-  views.unknown = await submit({ order_id: "ord_003", amount_eur: 100, category: "electronics", reason: "Broken" });
+  // Three claims on three orders, decided side by side (each polled to its end on its own).
+  [views.accept, views.category, views.unknown] = await Promise.all([
+    submit({ order_id: "ord_001", amount_eur: 299.99, category: "electronics", reason: "Dead" }),
+    submit({ order_id: "ord_004", amount_eur: 50, category: "home", reason: "Broken" }),
+    submit({ order_id: "ord_003", amount_eur: 100, category: "electronics", reason: "Broken" }),
+  ]);
 }, 120_000);
 
 afterAll(async () => {

@@ -114,26 +114,16 @@ describe("redelivery after a crash", () => {
   });
 });
 
-describe("poison messages", () => {
-  it("a message that is not a proposal reaches the proposals DLQ after its receives, and other claims are decided meanwhile", async () => {
-    stack = await startTestStack({ queues: { proposals: { visibilityTimeoutS: 1, maxReceives: 2 } } });
-    const proposals = stack.queues.proposals;
-    await stack.clients.sqs.send(
-      new SendMessageCommand({ QueueUrl: proposals.url, MessageBody: '{"claim_id":"clm_poison"}' }),
-    );
-    expect((await decide(stack, ACCEPT_CLAIM)).status).toBe("DECIDED");
-    const dlqUrl = proposals.dlq!.url;
-    await eventually("the poison message is in the DLQ", async () => (await depth(stack!, dlqUrl)) === 1);
-    const dead = await stack.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10 }));
-    expect(dead.Messages?.map((m) => m.Body)).toEqual(['{"claim_id":"clm_poison"}']);
-    expect(await depth(stack, proposals.url)).toBe(0);
-  });
-});
-
-describe("a failing LLM", () => {
-  it("a retryable extraction failure is retried through the queue, then ends the claim in NEEDS_REVIEW on the last receive", async () => {
+// The poison message and the failing model share one stack: proposals and extraction both redelivered after 1 s
+// and dead after 2 receives, and a model whose extraction always times out. The poison test's claim is on lines
+// (no extraction: the model's failure plays no part) and reads the proposals queue and its DLQ, which the failing
+// extraction never reaches (its claim ends in review before any proposal); the extraction test counts its own
+// calls and reads the extraction DLQ. One start and stop fewer.
+describe("short-lived messages", () => {
+  let extractions = 0;
+  let s: Stack | undefined;
+  beforeAll(async () => {
     const rules = rulesModel();
-    let extractions = 0;
     const llm: LlmPort = {
       provider: rules.provider,
       model: rules.model,
@@ -150,19 +140,48 @@ describe("a failing LLM", () => {
         };
       },
     };
-    stack = await startTestStack({ llm, queues: { extraction: { visibilityTimeoutS: 1, maxReceives: 2 } } });
-    // No category: the patterns cannot read it alone, so the extraction asks the (failing) model.
-    const record = await decide(stack, {
-      claim_text: "I bought order ord_006 for 299.99 EUR on 29 May 2026, it stopped working.",
+    const short = { visibilityTimeoutS: 1, maxReceives: 2 };
+    s = await startTestStack({ llm, queues: { proposals: short, extraction: short } });
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  describe("poison messages", () => {
+    it("a message that is not a proposal reaches the proposals DLQ after its receives, and other claims are decided meanwhile", async () => {
+      const stack = s!;
+      const proposals = stack.queues.proposals;
+      await stack.clients.sqs.send(
+        new SendMessageCommand({ QueueUrl: proposals.url, MessageBody: '{"claim_id":"clm_poison"}' }),
+      );
+      expect((await decide(stack, ACCEPT_CLAIM)).status).toBe("DECIDED");
+      const dlqUrl = proposals.dlq!.url;
+      await eventually("the poison message is in the DLQ", async () => (await depth(stack, dlqUrl)) === 1);
+      const dead = await stack.clients.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10 }),
+      );
+      expect(dead.Messages?.map((m) => m.Body)).toEqual(['{"claim_id":"clm_poison"}']);
+      expect(await depth(stack, proposals.url)).toBe(0);
     });
-    expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "EXTRACTION_FAILED" });
-    expect(extractions).toBe(2);
-    expect(detailTypes(stack, record.claim_id, "escalations")).toEqual([
-      "ClaimNeedsReview",
-      "ReviewRequested",
-      "ReviewOpened",
-    ]);
-    expect(await depth(stack, stack.queues.extraction.dlq!.url)).toBe(0);
+  });
+
+  describe("a failing LLM", () => {
+    it("a retryable extraction failure is retried through the queue, then ends the claim in NEEDS_REVIEW on the last receive", async () => {
+      const stack = s!;
+      extractions = 0;
+      // No category: the patterns cannot read it alone, so the extraction asks the (failing) model.
+      const record = await decide(stack, {
+        claim_text: "I bought order ord_006 for 299.99 EUR on 29 May 2026, it stopped working.",
+      });
+      expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "EXTRACTION_FAILED" });
+      expect(extractions).toBe(2);
+      expect(detailTypes(stack, record.claim_id, "escalations")).toEqual([
+        "ClaimNeedsReview",
+        "ReviewRequested",
+        "ReviewOpened",
+      ]);
+      expect(await depth(stack, stack.queues.extraction.dlq!.url)).toBe(0);
+    });
   });
 });
 
@@ -343,17 +362,16 @@ describe("links", () => {
   });
 });
 
+// One stack for the three: a settle limit of 0.3 s and a model that holds either crew's first step until the test
+// lets it go. The first test asks after a claim never submitted (the gate plays no part); the second submits its own
+// claim and releases the gate whatever happens; the stop test comes last and stops that same stack (one that has
+// worked and timed a claim out, not an idle one), and the afterAll stopping it once more is harmless, as the test
+// itself checks. Run alone (`-t`), each still gets the stack from beforeAll.
 describe("settle and stop", () => {
-  it("settle gives up on a claim that was never stored, naming it, its last status and the queues", async () => {
-    stack = await startTestStack({ settleTimeoutMs: 300 });
-    await expect(stack.runtime.settle("clm_never_submitted")).rejects.toThrow(
-      /claim clm_never_submitted did not reach DECIDED or NEEDS_REVIEW within 0.3 s \(last status: not stored\); queues: crewEvents 0 queued/,
-    );
-  });
-
-  it("a claim still waiting on the model when the settle limit runs out ends in NEEDS_REVIEW, and a late answer does not change that", async () => {
+  let release: () => void = () => undefined;
+  let stopping: Stack | undefined;
+  beforeAll(async () => {
     const rules = rulesModel();
-    let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
@@ -365,7 +383,21 @@ describe("settle and stop", () => {
         return rules.complete(request);
       },
     };
-    stack = await startTestStack({ llm, settleTimeoutMs: 300 });
+    stopping = await startTestStack({ llm, settleTimeoutMs: 300 });
+  });
+  afterAll(async () => {
+    release();
+    await stopping?.stop();
+  });
+
+  it("settle gives up on a claim that was never stored, naming it, its last status and the queues", async () => {
+    await expect(stopping!.runtime.settle("clm_never_submitted")).rejects.toThrow(
+      /claim clm_never_submitted did not reach DECIDED or NEEDS_REVIEW within 0.3 s \(last status: not stored\); queues: crewEvents 0 queued/,
+    );
+  });
+
+  it("a claim still waiting on the model when the settle limit runs out ends in NEEDS_REVIEW, and a late answer does not change that", async () => {
+    const stack = stopping!;
     try {
       const record = await decide(stack, ACCEPT_CLAIM);
       expect(record).toMatchObject({ status: "NEEDS_REVIEW", reason_code: "CLAIM_TIMED_OUT" });
@@ -389,8 +421,9 @@ describe("settle and stop", () => {
     }
   });
 
+  // Last: it stops the describe's stack.
   it("stop ends every poller and can be called twice", async () => {
-    const s = await startTestStack();
+    const s = stopping!;
     await s.stop();
     await s.stop();
     for (const poller of Object.values(s.pollers)) expect(poller.activity().stopped).toBe(true);
