@@ -15,8 +15,6 @@ import { crewFailureReview } from "../../agents/crew.ts";
 import { resubmittedClaimIdFor, reviewIdFor } from "../../kernel/review.ts";
 import { RefundProposalOutputSchema } from "../../claim/proposal-output.ts";
 import { selfCheck } from "../../agents/self-check.ts";
-import { erasedPaths } from "../../privacy/sealing.ts";
-import { auditDetailsIssues } from "../audit-events.ts";
 import { returnDfid, settlementDfid } from "../../kernel/claim-record.ts";
 import { isReplayableKind, REPLAY_DETAILS } from "./events.ts";
 import { AFTER_CREW, branch, enter, label, scope, unused } from "./context.ts";
@@ -28,6 +26,7 @@ import { decided, rebuiltProposal, triaged } from "./kernel.ts";
 import { review } from "./review.ts";
 import { replayReturn } from "./returns.ts";
 import { recordedResponsibility } from "./self-check.ts";
+import { erasedIn, readDetails } from "./memo.ts";
 
 /**
  * Replays the decision flow of `claimId` from the audit events (the claim's own, plus its run's SIMULATION_START);
@@ -43,8 +42,8 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     .map((event, i) => {
       const r: Recorded = { n: i + 1, event };
       if (!isReplayableKind(event.event_type)) return r;
-      const parsed = REPLAY_DETAILS[event.event_type].safeParse(event.details);
-      return parsed.success ? { ...r, parsed: parsed.data } : { ...r, error: auditDetailsIssues(parsed.error) };
+      const read = readDetails(event.event_type, event.details, REPLAY_DETAILS[event.event_type], opts.memo);
+      return read.ok ? { ...r, parsed: read.data } : { ...r, error: read.issues };
     });
   const ctx: Ctx = { claimId, all: events, mine, used: new Set(), reported: new Set(), steps: [], path: [], opts };
   if (mine.length === 0) {
@@ -63,7 +62,7 @@ export function replayClaim(claimId: string, events: readonly AuditEvent[], opts
     : ctx.steps.some((s) => s.status === "DIFFERENT")
       ? "DIFFERENT"
       : "IDENTICAL";
-  const erased = mine.flatMap((r) => erasedPaths(r.event.details).map((p) => `${label(r)} ${p}`));
+  const erased = mine.flatMap((r) => erasedIn(r.event.details, opts.memo).map((p) => `${label(r)} ${p}`));
   return {
     claimId,
     status,

@@ -4,6 +4,8 @@ import { canonicalize } from "../../crew/index.ts";
 import type { AuditEvent, ResponsibilityContract } from "../../integrity/index.ts";
 import type { CrewFailureCause } from "../../agents/crew.ts";
 import { STAGE_EVENTS } from "./events.ts";
+import { canonicalOf } from "./memo.ts";
+import type { ReplayMemo } from "./memo.ts";
 import type { ReplayDetails, ReplayStage, ReplayableKind } from "./events.ts";
 
 /** IDENTICAL: every step reproduces; DIFFERENT: a step gives another result; INCOMPLETE: something could not be replayed or is missing. */
@@ -61,6 +63,11 @@ export interface ReplayOptions {
    * (and with it the escalation of a resubmitted claim) does not replay IDENTICAL.
    */
   claimRecord?: { parent_claim_id?: string | undefined };
+  /**
+   * Reads to share with other replays of the same event objects (`replayMemo()`): for a caller replaying many edited
+   * copies of one audit. Its events must not change in place while it is in use, nor the values a result holds.
+   */
+  memo?: ReplayMemo;
 }
 
 /** One of the claim's recorded events, with its 1-based position among them and its parsed details. */
@@ -113,6 +120,11 @@ export interface Ctx {
 
 export const same = (a: unknown, b: unknown) =>
   a === undefined || b === undefined ? a === b : canonicalize(a) === canonicalize(b);
+/** `same`, the recorded side's canonical JSON remembered in `memo` (its values do not change while it is in use). */
+function sameAsRecorded(recorded: unknown, replayed: unknown, memo: ReplayMemo | undefined): boolean {
+  if (recorded === undefined || replayed === undefined) return recorded === replayed;
+  return canonicalOf(recorded, memo) === canonicalize(replayed);
+}
 export const label = (r: Recorded) => `${r.event.event_type} #${r.n}`;
 export const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -135,7 +147,7 @@ export function scope(ctx: Ctx, step: ReplayStepName) {
       push("DIFFERENT", detail, recorded, replayed),
     /** Reports DIFFERENT unless `recorded` and `replayed` are the same JSON. */
     compare(what: string, recorded: unknown, replayed: unknown): boolean {
-      if (same(recorded, replayed)) return true;
+      if (sameAsRecorded(recorded, replayed, ctx.opts.memo)) return true;
       push("DIFFERENT", `${what}: the recorded value differs from the replayed one`, recorded, replayed);
       return false;
     },

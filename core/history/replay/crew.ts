@@ -20,7 +20,6 @@ import {
   CLAIMS_CREW_NAME,
   claimsCrewGraph,
   claimsCrewInput,
-  hasPlainFacts,
   isClaimsCrewName,
 } from "../../agents/crew.ts";
 import type { ReplayDetails } from "./events.ts";
@@ -28,6 +27,7 @@ import { AFTER_CREW, branch, enter, label, message, same, scope, unused } from "
 import type { Ctx, Flow, Scope } from "./context.ts";
 import { review } from "./review.ts";
 import { checkRepairEvent, checkSelfCheckRepair } from "./self-check.ts";
+import { plainFacts } from "./memo.ts";
 
 /** The crew from its recorded inbound events, each at its recorded instant; returns how it ended. */
 export function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEvent | CrewFailedEvent | undefined {
@@ -42,7 +42,7 @@ export function replayCrew(ctx: Ctx, claim: Claim, flow: Flow): CrewCompletedEve
     `${label(r)} starts crew ${d.crew_id} (${d.crew}), not ${ctx.claimId} (${CLAIMS_CREW_NAME} or ${CLAIMS_CREW_COMPACT_NAME})`,
   );
   s.expect(
-    d.crew !== CLAIMS_CREW_COMPACT_NAME || hasPlainFacts(claim),
+    d.crew !== CLAIMS_CREW_COMPACT_NAME || plainFacts(claim, ctx.opts.memo),
     `${label(r)} starts the compact crew on a claim whose facts are not plain: only the two agents decide it`,
   );
   s.compare(`${label(r)} root input (the claim as intake stored it)`, raw.root_input, rootInput);

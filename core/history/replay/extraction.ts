@@ -2,17 +2,18 @@
 // recorded failure failing again (and the claim's review).
 import { ERASED } from "../../privacy/sealing.ts";
 import type { Claim } from "../../claim/claim.ts";
-import { claimFromExtraction, extractionFailureReasonCode, plainTextExtraction } from "../../extraction/extraction.ts";
+import { claimFromExtraction, extractionFailureReasonCode } from "../../extraction/extraction.ts";
 import { enter, label, scope, unused } from "./context.ts";
 import type { Ctx, Flow } from "./context.ts";
 import { review } from "./review.ts";
+import { patternsRead } from "./memo.ts";
 
 /**
  * The text read again by patterns alone, as the recorded answer was read: one recorded before extraction read items
  * has no `items`, so it is compared without them (docs/llm.md#items-and-lines).
  */
-function readAgainByPatterns(text: string, receivedAt: string, recorded: unknown): object | undefined {
-  const again = plainTextExtraction(text, receivedAt);
+function readAgainByPatterns(ctx: Ctx, text: string, receivedAt: string, recorded: unknown): object | undefined {
+  const again = patternsRead(text, receivedAt, ctx.opts.memo);
   if (again === undefined || (typeof recorded === "object" && recorded !== null && "items" in recorded)) return again;
   const { items: _items, ...before } = again;
   return before;
@@ -53,7 +54,7 @@ export function replayExtraction(ctx: Ctx, text: string, flow: Flow): Claim | un
       s.compare(
         "the claim text read again by patterns alone",
         raw.extracted,
-        readAgainByPatterns(text, flow.receivedAt, raw.extracted) ?? "(the patterns no longer read it alone)",
+        readAgainByPatterns(ctx, text, flow.receivedAt, raw.extracted) ?? "(the patterns no longer read it alone)",
       );
     s.expect(
       again.warnings.every((w) => d.warnings.includes(w)),

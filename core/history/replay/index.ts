@@ -3,3 +3,5 @@
 // for it; events.ts says which events each stage records.
 export { replayClaim } from "./claim.ts";
 export type { ReplayResult } from "./context.ts";
+export { replayMemo } from "./memo.ts";
+export type { ReplayMemo } from "./memo.ts";

@@ -1,7 +1,7 @@
 // `claims replay` fails closed. Real claims are recorded through the in-process pipeline (the rules
 // model and scenarios/config.yaml, as `claims batch --in-process` runs them) along every path a
 // claim can take; their untouched audits replay IDENTICAL, and deleting or corrupting any one of
-// their events never does.
+// their events never does. The thousands of edited audits share one replay memo (each unchanged event read once).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OrderDataError } from "../../integrity/index.ts";
@@ -16,7 +16,7 @@ import { handleCrewMessage } from "../../../pipeline/orchestrator.ts";
 import { decideReview } from "../../../pipeline/review.ts";
 import { parseAuditDetails } from "../audit-events.ts";
 import { parseConfig } from "../../claim/config.ts";
-import { replayClaim } from "./index.ts";
+import { replayClaim, replayMemo } from "./index.ts";
 import type { ShadowRecord } from "../../kernel/shadow.ts";
 import type { ReplayResult } from "./index.ts";
 import { REPLAY_DETAILS, REPLAY_PATHS, STAGE_EVENTS, UNVERIFIED_DETAILS } from "./events.ts";
@@ -513,8 +513,17 @@ function* claimEvents() {
   }
 }
 
-function replay(rec: Recording, events: AuditEvent[] = rec.events): ReplayResult {
-  return replayClaim(rec.claimId, events, rec.review ? { review: rec.review } : {});
+/**
+ * Every replay of this file shares one memo: the tests replay thousands of edited copies of the recorded audits, each
+ * edit a new object (withDetails, filter), so each unchanged event is read once (replay still checks all of it).
+ */
+const memo = replayMemo();
+
+function replay(rec: Recording, events: AuditEvent[] = rec.events, shared = true): ReplayResult {
+  return replayClaim(rec.claimId, events, {
+    ...(rec.review ? { review: rec.review } : {}),
+    ...(shared ? { memo } : {}),
+  });
 }
 
 /**
@@ -570,6 +579,28 @@ describe("replay of untouched audits", () => {
         expect(read.ok ? undefined : read.problem, `${rec.name}: ${event.event_type}`).toBeUndefined();
         if (read.ok) expect(read.parsed.details, `${rec.name}: ${event.event_type}`).toEqual(event.details);
       }
+  });
+
+  it("replays alike with the shared memo and without it, untouched and with any one event removed or unreadable", () => {
+    // One recording per way the claim is read (structured, free text, extraction failed, triaged, compact crew).
+    const names = [
+      "scenario A",
+      "free text: the crew fails and a person denies",
+      "free text: extraction fails and a person denies",
+      "free text: triage rejects a claim on an unknown order",
+      "structured: the compact crew: the officer's first proposal fails the self-check and its repair round passes",
+    ];
+    const chosen = recordings.filter((r) => names.includes(r.name));
+    expect(chosen.map((r) => r.name).sort()).toEqual([...names].sort());
+    for (const rec of chosen) {
+      const edits = [rec.events];
+      for (const event of rec.events.filter((e) => e.details.claim_id === rec.claimId)) {
+        edits.push(rec.events.filter((e) => e !== event));
+        edits.push(withDetails(rec, event, { claim_id: rec.claimId }));
+      }
+      for (const [i, events] of edits.entries())
+        expect(replay(rec, events), `${rec.name}, edit ${i}`).toEqual(replay(rec, events, false));
+    }
   });
 
   it("uses the run's SIMULATION_START for the self-check when no proposal was submitted, and is INCOMPLETE without it", () => {
@@ -711,7 +742,7 @@ describe("replay fails closed on a corrupted event", () => {
       }
     }
     expect([...tried].sort()).toEqual(Object.keys(REPLAY_DETAILS).sort());
-  }, 180_000); // every value of every event of every bundled claim (45 now): 19 s at load 10, 45 s at load 20
+  }, 180_000); // every value of every event of every recorded claim (91 now): 2.6–5.6 s at load 7 with the shared memo
 
   it("is DIFFERENT for an event the claim's path does not explain, and INCOMPLETE for a kind it cannot read", () => {
     const b = recordings.find((r) => r.name === "scenario B")!;

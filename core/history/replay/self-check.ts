@@ -6,6 +6,8 @@ import type { Claim } from "../../claim/claim.ts";
 import { CLAIMS_ROLES } from "../../agents/crew.ts";
 import { selfCheck, selfCheckRepairReason } from "../../agents/self-check.ts";
 import { SimulationStartDetailsSchema } from "../audit-events.ts";
+import type { SimulationStartDetails } from "../audit-events.ts";
+import { readDetails } from "./memo.ts";
 import type { ReplayDetails } from "./events.ts";
 import { label, unused } from "./context.ts";
 import type { Ctx, Flow, Recorded, Scope } from "./context.ts";
@@ -110,8 +112,8 @@ export function recordedResponsibility(ctx: Ctx, flow: Flow): ResponsibilityCont
   if (flow.simulationId === undefined) return undefined;
   for (const e of ctx.all) {
     if (e.event_type !== "SIMULATION_START" || e.details.simulation_id !== flow.simulationId) continue;
-    const start = SimulationStartDetailsSchema.safeParse(e.details);
-    if (start.success) return start.data.agent.responsibility;
+    const start = readDetails(e.event_type, e.details, SimulationStartDetailsSchema, ctx.opts.memo);
+    if (start.ok) return (start.data as SimulationStartDetails).agent.responsibility;
   }
   return undefined;
 }
