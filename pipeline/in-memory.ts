@@ -55,8 +55,9 @@ const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW", "AWAITING_RETU
 /**
  * A deep copy of `v`, frozen: what a store keeps of what it is given, and hands as it is to every reader — no reader
  * can change it (a write throws), so none needs a copy of its own (a copy on every read was most of these stores'
- * time in the chaos runs). The stored items are plain data, as DynamoDB's are: objects, arrays and primitives are
- * copied here; anything else (a Date, a Map) is copied by structuredClone and frozen at its top.
+ * time in the chaos runs). The stored items are plain data, as DynamoDB's are: trees of objects, arrays and
+ * primitives, copied here (an item that contains itself is none: its copy overflows the stack, as DynamoDB refuses
+ * it); anything else (a Date, a Map) is copied by structuredClone and frozen at its top.
  */
 export function frozenCopy<T>(v: T): T {
   return copy(v, true) as T;
