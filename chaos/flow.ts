@@ -233,6 +233,17 @@ export async function runChaosFlow(
   flow: number,
   opts: FlowOptions = {},
 ): Promise<FlowResult> {
+  const { plan, rng } = drawFlow(seed, flow, opts);
+  return runPlannedFlow(env, plan, rng, opts);
+}
+
+/** The plan of flow `flow` of the run seeded `seed`, as `runChaosFlow` draws it (without running it). */
+export function chaosPlan(seed: number, flow: number, opts: FlowOptions = {}): FlowPlan {
+  return drawFlow(seed, flow, opts).plan;
+}
+
+/** Draws the plan of a flow; the rng it returns is where the run takes its later random choices from. */
+function drawFlow(seed: number, flow: number, opts: FlowOptions): { plan: FlowPlan; rng: Rng } {
   const rng = createRng(flowSeed(seed, flow));
   const drawn = planFlow(rng, seed, flow);
   const outage = opts.outage === undefined ? planOutage(createRng(flowSeed(seed, flow) ^ OUTAGE_SALT)) : opts.outage;
@@ -250,7 +261,7 @@ export async function runChaosFlow(
     ...(outage ? { outage } : {}),
     ...(opts.llm ? { llm: { name: opts.llm, ...LLM_PROFILES[opts.llm] } } : {}),
   };
-  return runPlannedFlow(env, plan, rng, opts);
+  return { plan, rng };
 }
 
 /** Runs a drawn plan, taking every later random choice from `rng`. */

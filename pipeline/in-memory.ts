@@ -51,7 +51,45 @@ import type { SettlementRecord } from "../core/kernel/settlement.ts";
 import type { AgentStepMessage, CrewQueueMessage, ProposalMessage } from "./messages.ts";
 
 const FINAL: readonly ClaimStatus[] = ["DECIDED", "NEEDS_REVIEW", "AWAITING_RETURN"];
-const clone = <T>(v: T): T => structuredClone(v);
+
+/**
+ * A deep copy of `v`, frozen: what a store keeps of what it is given, and hands as it is to every reader — no reader
+ * can change it (a write throws), so none needs a copy of its own (a copy on every read was most of these stores'
+ * time in the chaos runs). The stored items are plain data, as DynamoDB's are: trees of objects, arrays and
+ * primitives, copied here (an item that contains itself is none: its copy overflows the stack, as DynamoDB refuses
+ * it); anything else (a Date, a Map) is copied by structuredClone and frozen at its top.
+ */
+export function frozenCopy<T>(v: T): T {
+  return copy(v, true) as T;
+}
+
+/** A deep copy of `v` its reader may change, as structuredClone makes (faster, for plain data). */
+export function plainCopy<T>(v: T): T {
+  return copy(v, false) as T;
+}
+
+function copy(v: unknown, frozen: boolean): unknown {
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) if (i in v) out[i] = copy(v[i], frozen);
+    return frozen ? Object.freeze(out) : out;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) {
+    const cloned: unknown = structuredClone(v);
+    return frozen ? Object.freeze(cloned) : cloned;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const value = copy((v as Record<string, unknown>)[k], frozen);
+    // (defineProperty, not assignment: a key named __proto__ stays a key, as structuredClone keeps it)
+    if (k === "__proto__")
+      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    else out[k] = value;
+  }
+  return frozen ? Object.freeze(out) : out;
+}
 
 /** Claims in a Map, with idempotency keys. */
 export function createInMemoryClaimRepository(): ClaimRepository & { all(): ClaimRecord[] } {
@@ -64,38 +102,38 @@ export function createInMemoryClaimRepository(): ClaimRepository & { all(): Clai
         if (seen)
           return {
             created: false,
-            record: clone(claims.get(seen.claimId)!),
+            record: claims.get(seen.claimId)!,
             sameRequest: seen.requestHash === idempotency.requestHash,
           };
       }
       if (claims.has(record.claim_id))
-        return { created: false, record: clone(claims.get(record.claim_id)!), sameRequest: false };
-      claims.set(record.claim_id, clone(record));
+        return { created: false, record: claims.get(record.claim_id)!, sameRequest: false };
+      const stored = frozenCopy(record);
+      claims.set(record.claim_id, stored);
       if (idempotency) keys.set(idempotency.key, { claimId: record.claim_id, requestHash: idempotency.requestHash });
-      return { created: true, record: clone(record) };
+      return { created: true, record: stored };
     },
     async getClaim(id) {
-      const r = claims.get(id);
-      return r ? clone(r) : undefined;
+      return claims.get(id);
     },
     async updateClaim(id, patch, onlyFrom) {
       const r = claims.get(id);
       if (!r) return { record: undefined, changed: false };
       const allowed = onlyFrom ? onlyFrom.includes(r.status) : !FINAL.includes(r.status);
-      if (!allowed) return { record: clone(r), changed: false };
-      const next = { ...r, ...clone(patch) };
+      if (!allowed) return { record: r, changed: false };
+      const next = Object.freeze({ ...r, ...frozenCopy(patch) });
       claims.set(id, next);
-      return { record: clone(next), changed: true };
+      return { record: next, changed: true };
     },
     async listClaims(query) {
       checkClaimQuery(query);
       const matching = [...claims.values()]
         .filter((c) => matchesClaimQuery(c, query))
         .sort((a, b) => (claimListKey(a) < claimListKey(b) ? 1 : -1));
-      const items = matching.slice(0, query.limit).map(clone);
+      const items = matching.slice(0, query.limit);
       return { items, ...(matching.length > query.limit ? { nextCursor: claimListKey(items.at(-1)!) } : {}) };
     },
-    all: () => [...claims.values()].map(clone),
+    all: () => [...claims.values()],
   };
 }
 
@@ -107,21 +145,21 @@ export function createInMemoryClaimRepository(): ClaimRepository & { all(): Clai
  * orchestrator clears only where nothing that comes later proves the outbox performed (pipeline/decide/outbox.ts).
  */
 export function createInMemorySessionRepository(audit: AuditLog): SessionRepository {
-  const sessions = new Map<string, StoredSession>();
+  // Each claim's session in a box of its own: a clear replaces the box's frozen session; a save puts a new box.
+  const sessions = new Map<string, { session: StoredSession }>();
   return {
     async loadSession(id) {
-      const s = sessions.get(id);
-      return s ? clone(s) : undefined;
+      return sessions.get(id)?.session;
     },
     async saveSession(session) {
-      const current = sessions.get(session.claimId)?.version ?? 0;
+      const current = sessions.get(session.claimId)?.session.version ?? 0;
       if (current !== session.version - 1)
         throw new VersionConflictError("session", session.claimId, session.version - 1);
       const { audit: events, rest } = splitSessionOutbox(session.claimId, session.outbox);
       const parsed = events.map((e) => parseAuditEvent(e));
       // Checked and stored at once (no await between: racing saves see each other); taken back if the append fails.
       const previous = sessions.get(session.claimId);
-      const stored = clone({ ...session, outbox: rest });
+      const stored = { session: frozenCopy({ ...session, outbox: rest }) };
       sessions.set(session.claimId, stored);
       try {
         if (parsed.length > 0) await audit.appendAll(parsed);
@@ -134,8 +172,9 @@ export function createInMemorySessionRepository(audit: AuditLog): SessionReposit
       }
     },
     async clearOutbox(id, version) {
-      const s = sessions.get(id);
-      if (s && s.version === version) s.outbox = [];
+      const box = sessions.get(id);
+      if (box && box.session.version === version)
+        box.session = Object.freeze({ ...box.session, outbox: frozenCopy([]) });
     },
   };
 }
@@ -145,26 +184,27 @@ export function createInMemoryVerdictRepository(): VerdictRepository & { all(): 
   const verdicts = new Map<string, StoredVerdict>();
   return {
     async getVerdict(key) {
-      const v = verdicts.get(key);
-      return v ? clone(v) : undefined;
+      return verdicts.get(key);
     },
     async putVerdictOnce(verdict) {
-      if (!verdicts.has(verdict.idempotency_key)) verdicts.set(verdict.idempotency_key, clone(verdict));
-      return clone(verdicts.get(verdict.idempotency_key)!);
+      if (!verdicts.has(verdict.idempotency_key)) verdicts.set(verdict.idempotency_key, frozenCopy(verdict));
+      return verdicts.get(verdict.idempotency_key)!;
     },
     async recordExecution(key, outcome) {
       const v = verdicts.get(key);
       if (!v) throw new Error(`no verdict stored for ${key}`);
-      if (v.execution === "PENDING") Object.assign(v, clone(outcome));
-      return clone(v);
+      if (v.execution !== "PENDING") return v;
+      const next = Object.freeze({ ...v, ...frozenCopy(outcome) });
+      verdicts.set(key, next);
+      return next;
     },
     async markPublished(key) {
       const v = verdicts.get(key);
       if (!v || v.published) return false;
-      v.published = true;
+      verdicts.set(key, Object.freeze({ ...v, published: true }));
       return true;
     },
-    all: () => [...verdicts.values()].map(clone),
+    all: () => [...verdicts.values()],
   };
 }
 
@@ -173,19 +213,18 @@ export function createInMemoryReviewRepository(): ReviewRepository & { all(): Re
   const reviews = new Map<string, ReviewRecord>();
   return {
     async openReview(review) {
-      if (!reviews.has(review.claim_id)) reviews.set(review.claim_id, clone(review));
-      return clone(reviews.get(review.claim_id)!);
+      if (!reviews.has(review.claim_id)) reviews.set(review.claim_id, frozenCopy(review));
+      return reviews.get(review.claim_id)!;
     },
     async getReview(claimId) {
-      const r = reviews.get(claimId);
-      return r ? clone(r) : undefined;
+      return reviews.get(claimId);
     },
     async updateReview(next) {
       const stored = reviews.get(next.claim_id);
-      if (!stored || stored.version !== next.version - 1)
-        return { changed: false, review: stored ? clone(stored) : undefined };
-      reviews.set(next.claim_id, clone(next));
-      return { changed: true, review: clone(next) };
+      if (!stored || stored.version !== next.version - 1) return { changed: false, review: stored };
+      const review = frozenCopy(next);
+      reviews.set(next.claim_id, review);
+      return { changed: true, review };
     },
     async listReviews({ status, limit, cursor }) {
       const sorted = [...reviews.values()]
@@ -194,9 +233,9 @@ export function createInMemoryReviewRepository(): ReviewRepository & { all(): Re
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
         .filter((x) => cursor === undefined || x.key > cursor);
       const page = sorted.slice(0, limit);
-      return { items: page.map((x) => clone(x.r)), ...(sorted.length > limit ? { nextCursor: page.at(-1)!.key } : {}) };
+      return { items: page.map((x) => x.r), ...(sorted.length > limit ? { nextCursor: page.at(-1)!.key } : {}) };
     },
-    all: () => [...reviews.values()].map(clone),
+    all: () => [...reviews.values()],
   };
 }
 
@@ -205,12 +244,11 @@ export function createInMemorySettlementRepository(): SettlementRepository {
   const records = new Map<string, SettlementRecord>();
   return {
     async get(claimId) {
-      const r = records.get(claimId);
-      return r ? clone(r) : undefined;
+      return records.get(claimId);
     },
     async create(record) {
-      if (!records.has(record.claim_id)) records.set(record.claim_id, clone(record));
-      return clone(records.get(record.claim_id)!);
+      if (!records.has(record.claim_id)) records.set(record.claim_id, frozenCopy(record));
+      return records.get(record.claim_id)!;
     },
     async update(next) {
       const stored = records.get(next.claim_id);
@@ -218,16 +256,16 @@ export function createInMemorySettlementRepository(): SettlementRepository {
         throw new VersionConflictError("settlement", next.claim_id, next.version - 1, {
           ...(stored ? { actualVersion: stored.version } : {}),
         });
-      records.set(next.claim_id, clone(next));
+      records.set(next.claim_id, frozenCopy(next));
     },
     async list() {
-      return [...records.values()].sort(byRequest).map(clone);
+      return [...records.values()].sort(byRequest);
     },
     async listUnperformedReviews() {
-      return [...records.values()].filter(hasUnperformedReview).sort(byRequest).map(clone);
+      return [...records.values()].filter(hasUnperformedReview).sort(byRequest);
     },
     async listUnsettled() {
-      return [...records.values()].filter(isUnsettled).sort(byRequest).map(clone);
+      return [...records.values()].filter(isUnsettled).sort(byRequest);
     },
     async listPendingReviews({ limit, cursor }) {
       const sorted = [...records.values()]
@@ -236,7 +274,7 @@ export function createInMemorySettlementRepository(): SettlementRepository {
         .filter((x) => cursor === undefined || x.key > cursor)
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const page = sorted.slice(0, limit);
-      return { items: page.map((x) => clone(x.r)), ...(sorted.length > limit ? { nextCursor: page.at(-1)!.key } : {}) };
+      return { items: page.map((x) => x.r), ...(sorted.length > limit ? { nextCursor: page.at(-1)!.key } : {}) };
     },
   };
 }
@@ -247,7 +285,7 @@ export function createRecordingPublisher(): EventPublisher & { published: BusEnt
   return {
     published,
     async publish(entries) {
-      published.push(...clone([...entries]));
+      published.push(...entries.map(frozenCopy));
     },
   };
 }
@@ -304,7 +342,7 @@ export function createInMemoryAuditLog(): AuditLog & { all(): AuditEvent[] } {
     const key = canonicalize(parsed);
     if (seen.has(key)) return;
     seen.add(key);
-    events.push(structuredClone(parsed));
+    events.push(frozenCopy(parsed));
   };
   return {
     /** Appends the event; an identical event (a redelivery) is dropped, like the DynamoDB log does. */
@@ -315,13 +353,13 @@ export function createInMemoryAuditLog(): AuditLog & { all(): AuditEvent[] } {
       for (const parsed of batch.map((e) => parseAuditEvent(e))) add(parsed);
     },
     async byDfid(dfid) {
-      return events.filter((e) => e.dfid === dfid || e.root_dfid === dfid).map((e) => structuredClone(e));
+      return events.filter((e) => e.dfid === dfid || e.root_dfid === dfid).map(plainCopy);
     },
     async bySimulation(simulationId) {
-      return events.filter((e) => e.details.simulation_id === simulationId).map((e) => structuredClone(e));
+      return events.filter((e) => e.details.simulation_id === simulationId).map(plainCopy);
     },
     all() {
-      return events.map((e) => structuredClone(e));
+      return events.map(plainCopy);
     },
   };
 }
@@ -391,18 +429,17 @@ export function createInMemoryContextStore(orders: readonly unknown[]): ContextS
   for (const input of orders) {
     const order = validateOrder(input);
     if (byId.has(order.order_id)) throw new OrderDataError(`duplicate order ${order.order_id} in the context store`);
-    byId.set(order.order_id, order);
+    byId.set(order.order_id, frozenCopy(order));
   }
   return {
     async getOrder(orderId) {
-      const order = byId.get(orderId);
-      return order ? structuredClone(order) : undefined;
+      return byId.get(orderId);
     },
     async snapshot(): Promise<ContextSnapshot> {
       const out: Record<string, Order> = {};
       for (const [id, order] of [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
         Object.defineProperty(out, id, {
-          value: structuredClone(order),
+          value: order,
           enumerable: true,
           writable: true,
           configurable: true,
