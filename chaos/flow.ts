@@ -54,7 +54,7 @@ import { ChaosCrashError } from "./errors.ts";
 import { checkFlowInvariants } from "./invariants.ts";
 import type { FlowObservation, InvariantResult } from "./invariants.ts";
 import { apiRequest, LAMBDA_CONTEXT, sqsBatch, watchingLogger } from "./lambda-events.ts";
-import { LLM_PROFILES, planFlow, planOutage, planPayments } from "./plan.ts";
+import { LLM_PROFILES, planFlow, planOutage, planPayments, planStepTimers } from "./plan.ts";
 import type { FlowPlan, LlmOutage, LlmProfile, PaymentPlan, PlannedClaim } from "./plan.ts";
 import { createFaultyProvider } from "./payment-provider.ts";
 import type { ProviderBugs, ProviderWebhook } from "./payment-provider.ts";
@@ -201,6 +201,8 @@ const RETURNS_SALT = 0x72657475;
 const WAREHOUSE_SALT = 0x77617265;
 /** Keeps the outcome policy's draw apart from the rest (a flow without outcomes is unchanged). */
 const OUTCOMES_SALT = 0x6f75746b;
+/** Salt of the rng that draws the step timers' mode (chaos/plan.ts `planStepTimers`). */
+const STEP_TIMERS_SALT = 0x74696d72;
 
 /**
  * The payment provider's plan of flow `flow` of `seed` (or `given`), and the flow's orders with the shop's payment to
@@ -252,10 +254,12 @@ function drawFlow(seed: number, flow: number, opts: FlowOptions): { plan: FlowPl
     opts.returns === undefined ? planReturns(createRng(flowSeed(seed, flow) ^ RETURNS_SALT)) : opts.returns;
   const outcomes =
     opts.outcomes === undefined ? planOutcomes(createRng(flowSeed(seed, flow) ^ OUTCOMES_SALT)) : opts.outcomes;
+  const stepTimers = planStepTimers(createRng(flowSeed(seed, flow) ^ STEP_TIMERS_SALT));
   const plan: FlowPlan = {
     ...drawn,
     orders,
     payments,
+    stepTimers,
     ...(returns ? { returns } : {}),
     ...(outcomes ? { outcomes } : {}),
     ...(outage ? { outage } : {}),
@@ -367,9 +371,11 @@ async function runPlannedFlow(env: ChaosEnv, plan: FlowPlan, rng: Rng, opts: Flo
     ids: sequentialIds(),
     agent,
     registry,
-    settings: plan.outage
-      ? { ...DEFAULT_PIPELINE_SETTINGS, llmOutageHoldMs: plan.outage.holdMs }
-      : DEFAULT_PIPELINE_SETTINGS,
+    settings: {
+      ...DEFAULT_PIPELINE_SETTINGS,
+      ...(plan.outage ? { llmOutageHoldMs: plan.outage.holdMs } : {}),
+      ...(plan.stepTimers ? { stepTimers: plan.stepTimers } : {}),
+    },
     ...(faultyProvider
       ? { settlements: settlementsPort, payments: faultyProvider.provider, webhookSecret: () => WEBHOOK_SECRET }
       : {}),

@@ -9,6 +9,7 @@ import type { OutcomesPlan } from "./outcomes.ts";
 import type { ReturnsPlan } from "./returns.ts";
 import { orderTotalMajor, viewOrder } from "../core/kernel/order-view.ts";
 import { minorUnitsOf } from "../core/integrity/currency.ts";
+import type { StepTimerMode } from "../core/claim/step-timers.ts";
 
 /** The kinds of fault a flow can suffer (the report counts each). */
 export const FAULT_KINDS = ["duplicate", "delay", "crash", "race", "lostTimer", "restart"] as const;
@@ -158,6 +159,18 @@ export interface FlowPlan {
   returns?: ReturnsPlan;
   /** The flow's outcome policy (drawn apart: chaos/outcomes.ts `planOutcomes`); absent: the bundled policy. */
   outcomes?: OutcomesPlan;
+  /** Who arms a claim's first step timer (drawn apart: `planStepTimers`); absent: the default (`lazy`). */
+  stepTimers?: StepTimerMode;
+}
+
+/**
+ * Who arms the flow's claims' first step timers (CLAIMS_STEP_TIMERS), drawn from an rng of its own so that the rest
+ * of the plan is the same either way: half the flows `eager` (the crew's start arms it), half `lazy` (the default:
+ * the sweep's tick does). Both modes are kept by every invariant, and lost timers are injected in both (under lazy
+ * alone, a run of 200 flows sometimes sent too few timers to lose one).
+ */
+export function planStepTimers(rng: Rng): StepTimerMode {
+  return rng.chance(0.5) ? "eager" : "lazy";
 }
 
 const MIN = 60_000;
