@@ -294,10 +294,12 @@ describe("stopping the emulators", () => {
       await allSent;
       await emu.stop();
       const answered = await Promise.allSettled(scans);
+      const refused = answered.flatMap((a) => (a.status === "rejected" ? [String(a.reason)] : []));
       expect(
         answered
           .filter((a) => a.status === "fulfilled")
           .map((a) => (a as PromiseFulfilledResult<{ Count?: number }>).value.Count),
+        `refused: ${refused.join("; ")}`,
       ).toEqual(Array(10).fill(200));
     } finally {
       client.destroy();

@@ -217,5 +217,7 @@ function startDynalite(path: string | undefined, keys: SigningKeys): Promise<Wor
     workerData: path === undefined ? {} : { path },
     keys,
     attachable: true,
+    // In memory only: a table on LevelDB files gets a thread of its own (local/worker-emulator.ts).
+    keepable: path === undefined,
   });
 }

@@ -1,6 +1,6 @@
 // The emulators' threads kept from one stack to the next in a process (local/worker-emulator.ts): a kept thread starts
-// the next emulator with nothing of the last one — an in-memory table and queues start empty, a state directory's
-// table is read again from its files — and a thread is kept only once its emulator stopped.
+// the next emulator with nothing of the last one — an in-memory table and queues start empty — a thread is kept only
+// once its emulator stopped, and a table on a state directory's files runs on a thread of its own.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,22 +74,22 @@ describe("emulator threads kept for the next start", () => {
     expect(keptEmulatorThreads()).toEqual(["dynalite-worker.mjs", "sqs-worker.mjs"]);
   });
 
-  it("reads a state directory's table again from its files on a kept thread", async () => {
+  it("gives a table on a state directory's files a thread of its own, neither taken from the kept ones nor kept", async () => {
+    const inMemory = await startEmulators();
+    await inMemory.stop();
+    expect(keptEmulatorThreads()).toEqual(["dynalite-worker.mjs", "sqs-worker.mjs"]);
+
     const dir = await stateDir();
     const first = await startEmulators({ stateDir: dir });
+    expect(keptEmulatorThreads()).toEqual(["dynalite-worker.mjs"]); // fauxqs took its kept thread, dynalite did not
     await fill(first);
     await first.stop();
-    expect(keptEmulatorThreads()).toContain("dynalite-worker.mjs");
+    expect(keptEmulatorThreads()).toEqual(["dynalite-worker.mjs", "sqs-worker.mjs"]);
 
     const again = await startEmulators({ stateDir: dir });
     const ddb = new DynamoDBClient(localClientConfig(again.dynamodbEndpoint));
     const item = await ddb.send(new GetItemCommand({ TableName: "kept", Key: { pk: { S: "a" } } }));
     expect(item.Item?.n).toEqual({ N: "1" });
     await again.stop();
-
-    // Another directory on the same kept thread holds none of it.
-    const other = await startEmulators({ stateDir: await stateDir() });
-    expect((await tablesAndQueues(other)).tables).toEqual([]);
-    await other.stop();
   });
 });
