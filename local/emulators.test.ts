@@ -23,6 +23,7 @@ import { KERNEL_SOURCE } from "../core/kernel/events.ts";
 import { DETAIL_TYPES } from "../core/kernel/events.ts";
 import { EmulatorStartError } from "./errors.ts";
 import { localClientConfig, startEmulators } from "./emulators.ts";
+import { pkTableCommand } from "./testing/pk-table.ts";
 import type { Emulators } from "./emulators.ts";
 import type { BusEvent } from "./eventbridge/server.ts";
 
@@ -44,14 +45,7 @@ describe("startEmulators", () => {
 
   it("serves DynamoDB with conditional writes through the real SDK", async () => {
     const ddb = new DynamoDBClient(localClientConfig(emulators.dynamodbEndpoint));
-    await ddb.send(
-      new CreateTableCommand({
-        TableName: "claims",
-        BillingMode: "PAY_PER_REQUEST",
-        AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
-        KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
-      }),
-    );
+    await ddb.send(pkTableCommand("claims"));
     // As on AWS, a table is CREATING for a moment (dynalite: until its next timer turn) and refuses items.
     await waitUntilTableExists(
       { client: ddb, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 },
@@ -202,14 +196,7 @@ describe("a kept table that stays up (issue 39: claims serve grew with every cla
       return total;
     };
     try {
-      await ddb.send(
-        new CreateTableCommand({
-          TableName: "rewritten",
-          BillingMode: "PAY_PER_REQUEST",
-          AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
-          KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
-        }),
-      );
+      await ddb.send(pkTableCommand("rewritten"));
       await waitUntilTableExists(
         { client: ddb, maxWaitTime: 10, minDelay: 0.05, maxDelay: 0.1 },
         { TableName: "rewritten" },
@@ -269,14 +256,7 @@ describe("stopping the emulators", () => {
       },
     });
     try {
-      await client.send(
-        new CreateTableCommand({
-          TableName: "scan-me",
-          KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
-          AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
-          BillingMode: "PAY_PER_REQUEST",
-        }),
-      );
+      await client.send(pkTableCommand("scan-me"));
       await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
           client.send(

@@ -5,7 +5,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  CreateTableCommand,
   DynamoDBClient,
   GetItemCommand,
   ListTablesCommand,
@@ -15,6 +14,7 @@ import {
 import { CreateQueueCommand, ListQueuesCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, describe, expect, it } from "vitest";
 import { localClientConfig, startEmulators } from "./emulators.ts";
+import { pkTableCommand } from "./testing/pk-table.ts";
 import type { Emulators } from "./emulators.ts";
 import { keptEmulatorThreads } from "./worker-emulator.ts";
 
@@ -32,14 +32,7 @@ async function stateDir(): Promise<string> {
 /** A table with one item and a queue with one message, on `e`. */
 async function fill(e: Emulators): Promise<void> {
   const ddb = new DynamoDBClient(localClientConfig(e.dynamodbEndpoint));
-  await ddb.send(
-    new CreateTableCommand({
-      TableName: "kept",
-      KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
-      AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
-      BillingMode: "PAY_PER_REQUEST",
-    }),
-  );
+  await ddb.send(pkTableCommand("kept"));
   await waitUntilTableExists({ client: ddb, maxWaitTime: 30, minDelay: 1 }, { TableName: "kept" });
   await ddb.send(new PutItemCommand({ TableName: "kept", Item: { pk: { S: "a" }, n: { N: "1" } } }));
   const sqs = new SQSClient(localClientConfig(e.sqsEndpoint));
