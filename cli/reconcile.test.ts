@@ -54,7 +54,9 @@ describe("claims reconcile", () => {
   });
 
   it("names each unsettled refund near its legal deadline with its due date and days left, in text and --json", async () => {
-    const elevenDaysAgo = new Date(Date.now() - 11 * 86_400_000).toISOString();
+    // A minute more than eleven days: run in the same millisecond, exactly eleven days left 3 days to the due date,
+    // not 2 (found by a fresh-clone run: `days_left` floors the time left).
+    const elevenDaysAgo = new Date(Date.now() - 11 * 86_400_000 - 60_000).toISOString();
     const lines = [executed("exe_old", 10, {}, elevenDaysAgo), executed("exe_new", 10), settled("exe_new")];
     const text = await reconcile(lines);
     expect(text.stdout).toMatch(/^DUE SOON clm_exe_old refund due \S+ \(2 days left\)$/m);
